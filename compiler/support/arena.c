@@ -1,0 +1,156 @@
+/*
+ * arena.c -- bump allocation in chunks, growable arrays on top of it, and
+ * open-addressing hash maps.  Nothing is freed individually: the whole arena
+ * goes at once.
+ */
+#include "support.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define CHUNK_MIN (64u * 1024u)
+
+typedef struct Chunk {
+    struct Chunk *next;
+    size_t used, size;
+    _Alignas(16) unsigned char mem[];
+} Chunk;
+
+struct Arena {
+    Chunk *head;
+    size_t total;
+};
+
+static void *xmalloc(size_t n) {
+    void *p = malloc(n);
+    if (!p) {
+        fprintf(stderr, "dyadc: out of memory (%zu bytes)\n", n);
+        exit(2);
+    }
+    return p;
+}
+
+Arena *arena_new(void) {
+    Arena *a = xmalloc(sizeof *a);
+    a->head = NULL;
+    a->total = 0;
+    return a;
+}
+
+void arena_free(Arena *a) {
+    if (!a) return;
+    for (Chunk *c = a->head, *n; c; c = n) {
+        n = c->next;
+        free(c);
+    }
+    free(a);
+}
+
+size_t arena_bytes(const Arena *a) { return a->total; }
+
+void *arena_alloc(Arena *a, size_t size) {
+    size = (size + 15u) & ~(size_t)15u;
+    Chunk *c = a->head;
+    if (!c || c->size - c->used < size) {
+        size_t cap = size > CHUNK_MIN ? size : CHUNK_MIN;
+        if (c && c->size * 2 > cap && c->size < (64u << 20)) cap = c->size * 2;
+        c = xmalloc(sizeof(Chunk) + cap);
+        c->size = cap;
+        c->used = 0;
+        c->next = a->head;
+        a->head = c;
+        a->total += cap;
+    }
+    void *p = c->mem + c->used;
+    c->used += size;
+    memset(p, 0, size);
+    return p;
+}
+
+void *arena_realloc(Arena *a, void *p, size_t old, size_t size) {
+    if (size <= old) return p;
+    void *q = arena_alloc(a, size);
+    if (p && old) memcpy(q, p, old);
+    return q;
+}
+
+char *arena_strndup(Arena *a, const char *s, size_t n) {
+    char *d = arena_alloc(a, n + 1);
+    memcpy(d, s, n);
+    d[n] = 0;
+    return d;
+}
+
+char *arena_printf(Arena *a, const char *fmt, ...) {
+    va_list ap, ap2;
+    va_start(ap, fmt);
+    va_copy(ap2, ap);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    char *d = arena_alloc(a, (size_t)n + 1);
+    vsnprintf(d, (size_t)n + 1, fmt, ap2);
+    va_end(ap2);
+    return d;
+}
+
+void vec_grow_(Arena *a, void **data, uint32_t *cap, size_t elem, uint32_t need) {
+    if (need <= *cap) return;
+    uint32_t nc = *cap ? *cap * 2 : 8;
+    while (nc < need) nc *= 2;
+    *data = arena_realloc(a, *data, elem * *cap, elem * nc);
+    *cap = nc;
+}
+
+/* ---------- hashing: FNV-1a for bytes, a 64-bit finalizer to mix ---------- */
+
+uint64_t hash_bytes(const void *p, size_t n) {
+    const unsigned char *s = p;
+    uint64_t h = 1469598103934665603ull;
+    for (size_t i = 0; i < n; i++) h = (h ^ s[i]) * 1099511628211ull;
+    return h;
+}
+
+uint64_t hash_mix(uint64_t h, uint64_t x) {
+    h ^= x + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdull;
+    h ^= h >> 33;
+    return h;
+}
+
+/* ---------- HashMap: linear probing, load factor <= 1/2 ---------- */
+
+static uint32_t hmap_slot(const HashMap *m, uint64_t key) {
+    uint32_t mask = m->cap - 1;
+    uint32_t i = (uint32_t)hash_mix(0, key) & mask;
+    while (m->keys[i] && m->keys[i] != key) i = (i + 1) & mask;
+    return i;
+}
+
+void *hmap_get(const HashMap *m, uint64_t key) {
+    if (!m->cap) return NULL;
+    uint32_t i = hmap_slot(m, key);
+    return m->keys[i] ? m->vals[i] : NULL;
+}
+
+static void hmap_rehash(Arena *a, HashMap *m, uint32_t cap) {
+    HashMap n = {ARENA_ARRAY(a, uint64_t, cap), ARENA_ARRAY(a, void *, cap), 0, cap};
+    for (uint32_t i = 0; i < m->cap; i++)
+        if (m->keys[i]) {
+            uint32_t j = hmap_slot(&n, m->keys[i]);
+            n.keys[j] = m->keys[i];
+            n.vals[j] = m->vals[i];
+            n.len++;
+        }
+    *m = n;
+}
+
+void hmap_put(Arena *a, HashMap *m, uint64_t key, void *val) {
+    if ((m->len + 1) * 2 > m->cap) hmap_rehash(a, m, m->cap ? m->cap * 2 : 16);
+    uint32_t i = hmap_slot(m, key);
+    if (!m->keys[i]) {
+        m->keys[i] = key;
+        m->len++;
+    }
+    m->vals[i] = val;
+}

@@ -1,0 +1,124 @@
+/*
+ * support.h -- the compiler's foundation: arena allocation, interned names,
+ * growable arrays, hash maps, source files with spans, and diagnostics.
+ *
+ * Invariants
+ *   - One Arena per compilation; everything the compiler builds is
+ *     bump-allocated from it and freed at once with arena_free().
+ *   - Names are interned (`Sym`): equal names are the same pointer, so they
+ *     are compared with ==.  A Sym is a NUL-terminated string.
+ *   - Every token, node and flat equation carries a Span; line and column are
+ *     computed only when a diagnostic is printed.
+ */
+#ifndef DYADC_SUPPORT_H
+#define DYADC_SUPPORT_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* ---------- arena ---------- */
+
+typedef struct Arena Arena;
+
+Arena *arena_new(void);
+void arena_free(Arena *a);
+void *arena_alloc(Arena *a, size_t size);          /* zeroed, 16-byte aligned */
+void *arena_realloc(Arena *a, void *p, size_t old, size_t size);
+char *arena_strndup(Arena *a, const char *s, size_t n);
+char *arena_printf(Arena *a, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+size_t arena_bytes(const Arena *a);                /* total bytes reserved */
+
+#define ARENA_NEW(a, T) ((T *)arena_alloc((a), sizeof(T)))
+#define ARENA_ARRAY(a, T, n) ((T *)arena_alloc((a), sizeof(T) * (size_t)(n)))
+
+/* ---------- growable arrays (arena-backed) ----------
+ *   Vec(int) v = {0};  vec_push(arena, &v, 42);  v.data[i], v.len       */
+
+#define Vec(T) struct { T *data; uint32_t len, cap; }
+
+void vec_grow_(Arena *a, void **data, uint32_t *cap, size_t elem, uint32_t need);
+#define vec_reserve(a, v, n) \
+    vec_grow_((a), (void **)&(v)->data, &(v)->cap, sizeof(*(v)->data), (n))
+#define vec_push(a, v, x)                                              \
+    do {                                                               \
+        if ((v)->len == (v)->cap) vec_reserve((a), (v), (v)->len + 1); \
+        (v)->data[(v)->len++] = (x);                                   \
+    } while (0)
+
+/* ---------- interned names ---------- */
+
+typedef const char *Sym;
+
+/* The intern table lives in the arena passed at first use of a table. */
+typedef struct Interner Interner;
+Interner *intern_new(Arena *a);
+Sym intern(Interner *in, const char *s, size_t n);
+Sym intern_cstr(Interner *in, const char *s);
+
+/* ---------- hash map: pointer/integer key -> pointer value ---------- */
+
+typedef struct HashMap {
+    uint64_t *keys;   /* 0 = empty slot; callers never use key 0 */
+    void **vals;
+    uint32_t len, cap;
+} HashMap;
+
+void *hmap_get(const HashMap *m, uint64_t key);
+void hmap_put(Arena *a, HashMap *m, uint64_t key, void *val);
+uint64_t hash_bytes(const void *p, size_t n);
+uint64_t hash_mix(uint64_t h, uint64_t x);
+
+/* ---------- source files and spans ---------- */
+
+typedef struct SrcFile {
+    const char *path;      /* as given on the command line (relative kept) */
+    const char *text;      /* NUL-terminated contents */
+    uint32_t len;
+    uint32_t id;           /* index in the source table */
+    uint32_t *line_starts; /* computed lazily */
+    uint32_t nlines;
+} SrcFile;
+
+typedef struct Span {
+    uint32_t file;         /* SrcFile.id; 0 = no location */
+    uint32_t lo, hi;       /* byte offsets [lo, hi) */
+} Span;
+
+/* The source table: file ids start at 1. */
+SrcFile *src_load(Arena *a, const char *path);           /* NULL + diag on failure */
+SrcFile *src_from_string(Arena *a, const char *path, const char *text, size_t len);
+SrcFile *src_get(uint32_t id);
+void src_line_col(SrcFile *f, uint32_t off, uint32_t *line, uint32_t *col);
+Span span_join(Span a, Span b);
+void src_reset(void);                                     /* forget all files */
+
+/* ---------- diagnostics ----------
+ * Format: `file:line:col: error: message`, then the source line and a caret
+ * under the span.  Errors accumulate; the driver stops between phases. */
+
+typedef enum { DIAG_ERROR, DIAG_WARNING, DIAG_NOTE } DiagLevel;
+
+void diag_set_output(FILE *out);               /* default stderr */
+void diag_set_color(bool on);
+void diag_at(DiagLevel lvl, Span sp, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+void diag_vat(DiagLevel lvl, Span sp, const char *fmt, va_list ap);
+void diag_error(Span sp, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void diag_warning(Span sp, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void diag_note(Span sp, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* An internal invariant failure: printed as such; the driver exits 2. */
+void diag_internal(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void diag_set_werror(bool on);                 /* warnings count as errors */
+unsigned diag_error_count(void);
+unsigned diag_warning_count(void);
+bool diag_had_internal(void);
+void diag_reset(void);
+
+/* "did you mean": the candidate closest to `name` by edit distance, or NULL */
+Sym suggest_name(Sym name, Sym const *cands, uint32_t ncands);
+
+#endif

@@ -1,0 +1,282 @@
+/*
+ * expr.c -- construction of the hash-consed expression DAG with
+ * simplification on construction.
+ *
+ * Hash-consing: a node is looked up by (kind, fn, payload, argument ids) in
+ * an open-addressing table before it is created, so structurally equal
+ * expressions are pointer-equal.  Every constructor is O(1) amortized.
+ * Simplification rules are local (constant folding, neutral and absorbing
+ * elements, double negation, x - x, canonical operand order of commutative
+ * operators by node id); no rule can loop because each returns an existing
+ * operand or builds a node from strictly smaller parts.
+ */
+#include "expr_internal.h"
+
+#include <math.h>
+#include <string.h>
+
+const char *const expr_kind_names[EXPR_KIND_COUNT] = {
+#define X(k) #k,
+    EXPR_KINDS(X)
+#undef X
+};
+const char *const expr_fn_names[FN_COUNT] = {
+#define X(id, name, arity) name,
+    EXPR_FNS(X)
+#undef X
+};
+const int expr_fn_arity[FN_COUNT] = {
+#define X(id, name, arity) arity,
+    EXPR_FNS(X)
+#undef X
+};
+
+int expr_fn_lookup(const char *name) {
+    for (int i = 0; i < FN_COUNT; i++)
+        if (strcmp(expr_fn_names[i], name) == 0) return i;
+    return -1;
+}
+
+ExprCtx *expr_ctx_new(Arena *a) {
+    ExprCtx *c = ARENA_NEW(a, ExprCtx);
+    c->arena = a;
+    c->cap = 1024;
+    c->table = ARENA_ARRAY(a, Expr *, c->cap);
+    return c;
+}
+
+uint32_t expr_count(const ExprCtx *c) { return c->count; }
+
+static uint64_t payload_bits(const Expr *e) {
+    uint64_t bits = 0;
+    if (e->kind == EXPR_CONST) {
+        double v = e->value == 0.0 ? 0.0 : e->value; /* -0.0 and 0.0 are one node */
+        memcpy(&bits, &v, sizeof bits);
+    } else if (expr_is_leaf(e)) {
+        bits = e->index;
+    }
+    return bits;
+}
+
+static uint64_t node_hash(const Expr *e) {
+    uint64_t h = hash_mix(e->kind, (uint64_t)e->fn << 8 | e->nargs);
+    h = hash_mix(h, payload_bits(e));
+    for (int i = 0; i < e->nargs; i++) h = hash_mix(h, e->args[i]->id);
+    return h;
+}
+
+static bool node_equal(const Expr *a, const Expr *b) {
+    if (a->kind != b->kind || a->fn != b->fn || a->nargs != b->nargs) return false;
+    if (payload_bits(a) != payload_bits(b)) return false;
+    for (int i = 0; i < a->nargs; i++)
+        if (a->args[i] != b->args[i]) return false;
+    return true;
+}
+
+static void table_grow(ExprCtx *c) {
+    uint32_t cap = c->cap * 2;
+    Expr **t = ARENA_ARRAY(c->arena, Expr *, cap);
+    for (uint32_t i = 0; i < c->cap; i++) {
+        Expr *e = c->table[i];
+        if (!e) continue;
+        uint32_t j = (uint32_t)node_hash(e) & (cap - 1);
+        while (t[j]) j = (j + 1) & (cap - 1);
+        t[j] = e;
+    }
+    c->table = t;
+    c->cap = cap;
+}
+
+/* The one place nodes are created: find or insert the template. */
+Expr *expr_intern(ExprCtx *c, const Expr *tmpl) {
+    if ((c->count + 1) * 2 > c->cap) table_grow(c);
+    uint32_t i = (uint32_t)node_hash(tmpl) & (c->cap - 1);
+    for (; c->table[i]; i = (i + 1) & (c->cap - 1))
+        if (node_equal(c->table[i], tmpl)) return c->table[i];
+    Expr *e = ARENA_NEW(c->arena, Expr);
+    *e = *tmpl;
+    if (e->kind == EXPR_CONST && e->value == 0.0) e->value = 0.0;
+    e->id = ++c->count;
+    c->table[i] = e;
+    return e;
+}
+
+static Expr *mk(ExprCtx *c, ExprKind k, int n, Expr *a, Expr *b, Expr *d) {
+    Expr t = {.kind = (uint8_t)k, .nargs = (uint8_t)n, .args = {a, b, d}};
+    return expr_intern(c, &t);
+}
+
+Expr *expr_const(ExprCtx *c, double v) {
+    Expr t = {.kind = EXPR_CONST, .value = v};
+    return expr_intern(c, &t);
+}
+
+Expr *expr_time(ExprCtx *c) { return mk(c, EXPR_TIME, 0, NULL, NULL, NULL); }
+
+Expr *expr_leaf(ExprCtx *c, ExprKind kind, uint32_t index) {
+    Expr t = {.kind = (uint8_t)kind, .index = index};
+    return expr_intern(c, &t);
+}
+
+bool expr_is_const_value(const Expr *e, double v) {
+    return e->kind == EXPR_CONST && e->value == v;
+}
+
+/* commutative operands in id order, constants first */
+static void order(Expr **a, Expr **b) {
+    bool swap = expr_is_const(*b) && !expr_is_const(*a);
+    if (!swap && expr_is_const(*a) == expr_is_const(*b)) swap = (*a)->id > (*b)->id;
+    if (swap) {
+        Expr *t = *a;
+        *a = *b;
+        *b = t;
+    }
+}
+
+Expr *expr_add(ExprCtx *c, Expr *a, Expr *b) {
+    if (expr_is_const(a) && expr_is_const(b)) return expr_const(c, a->value + b->value);
+    if (expr_is_const_value(a, 0)) return b;
+    if (expr_is_const_value(b, 0)) return a;
+    if (b->kind == EXPR_NEG && b->args[0] == a) return expr_const(c, 0);
+    if (a->kind == EXPR_NEG && a->args[0] == b) return expr_const(c, 0);
+    if (a == b) return expr_mul(c, expr_const(c, 2), a);
+    order(&a, &b);
+    return mk(c, EXPR_ADD, 2, a, b, NULL);
+}
+
+Expr *expr_neg(ExprCtx *c, Expr *a) {
+    if (expr_is_const(a)) return expr_const(c, -a->value);
+    if (a->kind == EXPR_NEG) return a->args[0];
+    if (a->kind == EXPR_MUL && expr_is_const(a->args[0]))
+        return expr_mul(c, expr_const(c, -a->args[0]->value), a->args[1]);
+    return mk(c, EXPR_NEG, 1, a, NULL, NULL);
+}
+
+Expr *expr_sub(ExprCtx *c, Expr *a, Expr *b) {
+    if (a == b) return expr_const(c, 0);
+    return expr_add(c, a, expr_neg(c, b));
+}
+
+Expr *expr_mul(ExprCtx *c, Expr *a, Expr *b) {
+    if (expr_is_const(a) && expr_is_const(b)) return expr_const(c, a->value * b->value);
+    order(&a, &b);
+    if (expr_is_const(a)) {
+        if (a->value == 0) return a;
+        if (a->value == 1) return b;
+        if (a->value == -1) return expr_neg(c, b);
+        if (b->kind == EXPR_MUL && expr_is_const(b->args[0]))
+            return expr_mul(c, expr_const(c, a->value * b->args[0]->value), b->args[1]);
+        if (b->kind == EXPR_NEG) return expr_mul(c, expr_const(c, -a->value), b->args[0]);
+    }
+    if (a->kind == EXPR_NEG && b->kind == EXPR_NEG) return expr_mul(c, a->args[0], b->args[0]);
+    if (a->kind == EXPR_NEG) return expr_neg(c, expr_mul(c, a->args[0], b));
+    if (b->kind == EXPR_NEG) return expr_neg(c, expr_mul(c, a, b->args[0]));
+    return mk(c, EXPR_MUL, 2, a, b, NULL);
+}
+
+Expr *expr_div(ExprCtx *c, Expr *a, Expr *b) {
+    if (expr_is_const(a) && expr_is_const(b) && b->value != 0)
+        return expr_const(c, a->value / b->value);
+    if (expr_is_const_value(b, 1)) return a;
+    if (expr_is_const_value(b, -1)) return expr_neg(c, a);
+    if (expr_is_const_value(a, 0) && !expr_is_const(b)) return a;
+    if (a == b && !expr_is_const(a)) return expr_const(c, 1);
+    if (expr_is_const(b) && b->value != 0 && isfinite(1.0 / b->value) &&
+        fabs(frexp(b->value, &(int){0})) == 0.5)  /* exact reciprocal: powers of two */
+        return expr_mul(c, expr_const(c, 1.0 / b->value), a);
+    return mk(c, EXPR_DIV, 2, a, b, NULL);
+}
+
+Expr *expr_pow(ExprCtx *c, Expr *a, Expr *b) {
+    if (expr_is_const(a) && expr_is_const(b)) return expr_const(c, pow(a->value, b->value));
+    if (expr_is_const_value(b, 0)) return expr_const(c, 1);
+    if (expr_is_const_value(b, 1)) return a;
+    return mk(c, EXPR_POW, 2, a, b, NULL);
+}
+
+double expr_apply_fn(ExprFn fn, double x, double y) {
+    switch (fn) {
+    case FN_SIN: return sin(x);
+    case FN_COS: return cos(x);
+    case FN_TAN: return tan(x);
+    case FN_ASIN: return asin(x);
+    case FN_ACOS: return acos(x);
+    case FN_ATAN: return atan(x);
+    case FN_SINH: return sinh(x);
+    case FN_COSH: return cosh(x);
+    case FN_TANH: return tanh(x);
+    case FN_EXP: return exp(x);
+    case FN_LOG: return log(x);
+    case FN_LOG10: return log10(x);
+    case FN_SQRT: return sqrt(x);
+    case FN_ABS: return fabs(x);
+    case FN_SIGN: return x > 0 ? 1.0 : x < 0 ? -1.0 : 0.0;
+    case FN_FLOOR: return floor(x);
+    case FN_CEIL: return ceil(x);
+    case FN_ATAN2: return atan2(x, y);
+    case FN_MIN: return x < y ? x : y;
+    case FN_MAX: return x > y ? x : y;
+    case FN_MOD: return x - floor(x / y) * y;
+    case FN_REM: return fmod(x, y);
+    case FN_COUNT: break;
+    }
+    return NAN;
+}
+
+Expr *expr_call(ExprCtx *c, ExprFn fn, Expr *a, Expr *b) {
+    int n = expr_fn_arity[fn];
+    if (expr_is_const(a) && (n == 1 || expr_is_const(b))) {
+        double v = expr_apply_fn(fn, a->value, n == 2 ? b->value : 0);
+        if (isfinite(v)) return expr_const(c, v);
+    }
+    Expr t = {.kind = EXPR_CALL, .fn = (uint8_t)fn, .nargs = (uint8_t)n,
+              .args = {a, n == 2 ? b : NULL, NULL}};
+    return expr_intern(c, &t);
+}
+
+static double cmp_fold(ExprKind k, double a, double b) {
+    switch (k) {
+    case EXPR_LT: return a < b;
+    case EXPR_LE: return a <= b;
+    case EXPR_GT: return a > b;
+    case EXPR_GE: return a >= b;
+    case EXPR_EQ: return a == b;
+    default: return a != b;
+    }
+}
+
+Expr *expr_cmp(ExprCtx *c, ExprKind k, Expr *a, Expr *b) {
+    if (expr_is_const(a) && expr_is_const(b)) return expr_const(c, cmp_fold(k, a->value, b->value));
+    return mk(c, k, 2, a, b, NULL);
+}
+
+static bool is_true(const Expr *e) { return expr_is_const(e) && e->value != 0; }
+static bool is_false(const Expr *e) { return expr_is_const_value(e, 0); }
+
+Expr *expr_and(ExprCtx *c, Expr *a, Expr *b) {
+    if (is_false(a) || is_false(b)) return expr_const(c, 0);
+    if (is_true(a)) return expr_is_const(b) ? expr_const(c, 1) : b;
+    if (is_true(b)) return a;
+    order(&a, &b);
+    return mk(c, EXPR_AND, 2, a, b, NULL);
+}
+
+Expr *expr_or(ExprCtx *c, Expr *a, Expr *b) {
+    if (is_true(a) || is_true(b)) return expr_const(c, 1);
+    if (is_false(a)) return b;
+    if (is_false(b)) return a;
+    order(&a, &b);
+    return mk(c, EXPR_OR, 2, a, b, NULL);
+}
+
+Expr *expr_not(ExprCtx *c, Expr *a) {
+    if (expr_is_const(a)) return expr_const(c, a->value == 0);
+    if (a->kind == EXPR_NOT) return a->args[0];
+    return mk(c, EXPR_NOT, 1, a, NULL, NULL);
+}
+
+Expr *expr_ifelse(ExprCtx *c, Expr *cond, Expr *a, Expr *b) {
+    if (expr_is_const(cond)) return cond->value != 0 ? a : b;
+    if (a == b) return a;
+    return mk(c, EXPR_IFELSE, 3, cond, a, b);
+}

@@ -1,0 +1,154 @@
+/*
+ * expr.h -- the symbolic core: a hash-consed expression DAG.
+ *
+ * Every Expr is created through an ExprCtx and is unique: two structurally
+ * equal expressions are the same pointer (so sharing is common-subexpression
+ * elimination for free, and == is structural equality).  Constructors
+ * simplify: constants fold, neutral elements vanish, commutative operands
+ * are ordered by id.  Subtraction is stored as a + (-b), division by a
+ * constant as multiplication.
+ *
+ * Leaves
+ *   EXPR_VAR  i   flat variable i (flatten/structure level; parameters too)
+ *   EXPR_DER  i   der(flat variable i)
+ *   EXPR_Y    i   y[i]  (integrator unknown; codegen level)
+ *   EXPR_YP   i   y'[i]
+ *   EXPR_P    i   p[i]  (parameter slot)
+ *   EXPR_Z    i   z[i]  (initialization-system unknown)
+ *   EXPR_TIME     the independent variable
+ *   EXPR_CONST    a double
+ * Leaves of different levels never mix in one expression handed to codegen:
+ * the structure phase maps VAR/DER to Y/YP/P/Z (expr_subst).
+ */
+#ifndef DYADC_EXPR_H
+#define DYADC_EXPR_H
+
+#include "support.h"
+
+#define EXPR_KINDS(X)                                  \
+    X(EXPR_CONST)  X(EXPR_TIME)                        \
+    X(EXPR_VAR)    X(EXPR_DER)                         \
+    X(EXPR_Y)      X(EXPR_YP)  X(EXPR_P)  X(EXPR_Z)    \
+    X(EXPR_ADD)    /* a + b */                         \
+    X(EXPR_MUL)    /* a * b */                         \
+    X(EXPR_NEG)    /* -a */                            \
+    X(EXPR_DIV)    /* a / b */                         \
+    X(EXPR_POW)    /* a ^ b */                         \
+    X(EXPR_CALL)   /* fn(a [, b]) from the builtin table */ \
+    X(EXPR_LT) X(EXPR_LE) X(EXPR_GT) X(EXPR_GE)        \
+    X(EXPR_EQ) X(EXPR_NE)                              \
+    X(EXPR_AND) X(EXPR_OR) X(EXPR_NOT)                 \
+    X(EXPR_IFELSE) /* c ? a : b (a, b both evaluated) */
+
+typedef enum {
+#define X(k) k,
+    EXPR_KINDS(X)
+#undef X
+    EXPR_KIND_COUNT
+} ExprKind;
+
+/* builtin functions: X(id, dyad name, arity) */
+#define EXPR_FNS(X)                                                   \
+    X(FN_SIN, "sin", 1) X(FN_COS, "cos", 1) X(FN_TAN, "tan", 1)       \
+    X(FN_ASIN, "asin", 1) X(FN_ACOS, "acos", 1) X(FN_ATAN, "atan", 1) \
+    X(FN_SINH, "sinh", 1) X(FN_COSH, "cosh", 1) X(FN_TANH, "tanh", 1) \
+    X(FN_EXP, "exp", 1) X(FN_LOG, "log", 1) X(FN_LOG10, "log10", 1)   \
+    X(FN_SQRT, "sqrt", 1) X(FN_ABS, "abs", 1) X(FN_SIGN, "sign", 1)   \
+    X(FN_FLOOR, "floor", 1) X(FN_CEIL, "ceil", 1)                     \
+    X(FN_ATAN2, "atan2", 2) X(FN_MIN, "min", 2) X(FN_MAX, "max", 2)   \
+    X(FN_MOD, "mod", 2) X(FN_REM, "rem", 2)
+
+typedef enum {
+#define X(id, name, arity) id,
+    EXPR_FNS(X)
+#undef X
+    FN_COUNT
+} ExprFn;
+
+extern const char *const expr_kind_names[EXPR_KIND_COUNT];
+extern const char *const expr_fn_names[FN_COUNT];
+extern const int expr_fn_arity[FN_COUNT];
+/* builtin lookup by Dyad name; -1 if not a builtin */
+int expr_fn_lookup(const char *name);
+
+typedef struct Expr Expr;
+struct Expr {
+    uint8_t kind;       /* ExprKind */
+    uint8_t fn;         /* ExprFn for EXPR_CALL */
+    uint8_t nargs;      /* number of used args[] */
+    uint32_t id;        /* creation order, unique per context: stable keys */
+    union {
+        double value;   /* EXPR_CONST */
+        uint32_t index; /* leaves VAR, DER, Y, YP, P, Z */
+    };
+    Expr *args[3];
+};
+
+typedef struct ExprCtx ExprCtx;
+
+ExprCtx *expr_ctx_new(Arena *a);
+uint32_t expr_count(const ExprCtx *c);     /* nodes created so far */
+
+/* leaves */
+Expr *expr_const(ExprCtx *c, double v);
+Expr *expr_time(ExprCtx *c);
+Expr *expr_leaf(ExprCtx *c, ExprKind kind, uint32_t index);
+
+/* operators (simplifying) */
+Expr *expr_add(ExprCtx *c, Expr *a, Expr *b);
+Expr *expr_sub(ExprCtx *c, Expr *a, Expr *b);
+Expr *expr_mul(ExprCtx *c, Expr *a, Expr *b);
+Expr *expr_div(ExprCtx *c, Expr *a, Expr *b);
+Expr *expr_neg(ExprCtx *c, Expr *a);
+Expr *expr_pow(ExprCtx *c, Expr *a, Expr *b);
+Expr *expr_call(ExprCtx *c, ExprFn fn, Expr *a, Expr *b); /* b NULL for arity 1 */
+Expr *expr_cmp(ExprCtx *c, ExprKind kind, Expr *a, Expr *b); /* EXPR_LT..EXPR_NE */
+Expr *expr_and(ExprCtx *c, Expr *a, Expr *b);
+Expr *expr_or(ExprCtx *c, Expr *a, Expr *b);
+Expr *expr_not(ExprCtx *c, Expr *a);
+Expr *expr_ifelse(ExprCtx *c, Expr *cond, Expr *a, Expr *b);
+
+static inline bool expr_is_const(const Expr *e) { return e->kind == EXPR_CONST; }
+static inline bool expr_is_leaf(const Expr *e) { return e->kind <= EXPR_Z; }
+bool expr_is_const_value(const Expr *e, double v);
+
+/* d e / d leaf, where leaf is any leaf node (VAR, DER, Y, YP, P, Z, TIME).
+ * Memoized per (node, leaf) inside the context. */
+Expr *expr_diff(ExprCtx *c, Expr *e, Expr *leaf);
+
+/* Total time derivative: d e/dt = sum over leaves L of (de/dL) * dleaf(L),
+ * plus de/dTIME.  `dleaf(ud, L)` returns dL/dt, or NULL when L is constant
+ * in time (parameters).  Used for der(expression) and index reduction. */
+typedef Expr *(*ExprLeafDt)(void *ud, Expr *leaf);
+Expr *expr_dt(ExprCtx *c, Expr *e, ExprLeafDt dleaf, void *ud);
+
+/* Replace leaves: `map(ud, leaf)` returns the replacement (or the leaf
+ * itself).  Memoized per call; shared subexpressions are rebuilt once. */
+typedef Expr *(*ExprLeafMap)(void *ud, Expr *leaf);
+Expr *expr_subst(ExprCtx *c, Expr *e, ExprLeafMap map, void *ud);
+
+/* Does e contain `leaf`?  (memoized per call; O(size of e)) */
+bool expr_contains(ExprCtx *c, Expr *e, Expr *leaf);
+
+/* Every distinct leaf of the given kind in e, in first-visit order. */
+typedef Vec(Expr *) ExprVec;
+void expr_leaves(ExprCtx *c, Expr *e, ExprKind kind, ExprVec *out);
+
+/* If e is linear in leaf (e = a*leaf + b with a, b free of leaf, a not the
+ * constant 0), the solution -b/a of e = 0; otherwise NULL. */
+Expr *expr_solve_linear(ExprCtx *c, Expr *e, Expr *leaf);
+
+/* Numeric evaluation; `leaf(ud, e)` gives the value of every leaf other
+ * than CONST.  Comparisons give 1.0/0.0. */
+typedef double (*ExprLeafValue)(void *ud, const Expr *leaf);
+double expr_eval(const Expr *e, ExprLeafValue leaf, void *ud);
+
+/* Deterministic infix printing; `name(ud, leaf)` prints a leaf other than
+ * CONST and TIME (NULL: print as kind[index]). */
+typedef void (*ExprLeafName)(void *ud, FILE *out, const Expr *leaf);
+void expr_print(FILE *out, const Expr *e, ExprLeafName name, void *ud);
+
+/* Number of distinct nodes reachable from e (for size caps). */
+uint32_t expr_size(ExprCtx *c, Expr *e);
+
+#endif

@@ -1,0 +1,124 @@
+/*
+ * dyad_model.h -- the ABI between generated model code and libdyadrt.
+ *
+ * A compiled model exports exactly one `const DyrtModel` (symbol name
+ * DYRT_MODEL_SYMBOL).  The same descriptor serves the standalone simulator
+ * (linked against libdyadrt), the in-process JIT path of `dyadc run`, and
+ * later FMI export.  Everything the runtime needs is here; nothing else in
+ * the generated object is referenced by name.
+ *
+ * Conventions
+ *   - The integrator sees F(t, y, y', p) = 0 with ny unknowns y.
+ *   - p holds every parameter (np of them): independent ones, dependent ones
+ *     (defaults that are expressions of other parameters) and parameters whose
+ *     value is `missing` (solved during initialization, then fixed).
+ *   - The Jacobian J = dF/dy + cj * dF/dy' is sparse, in CSC form (columns are
+ *     unknowns, rows are residuals); the pattern is data, the values are
+ *     computed by `jacobian` in the order of jac_rowidx.
+ *   - Generated functions only touch the flat double arrays they are given;
+ *     they never allocate, print or call back into the runtime.
+ *   - Functions returning int return 0 on success, nonzero on a recoverable
+ *     evaluation error (e.g. a domain error), which IDA treats as a failed step.
+ *
+ * Initialization
+ *   If init_n > 0 the model provides an initialization system: unknowns z
+ *   (init_n of them; typically y, the derivatives of differential y, and the
+ *   `missing` parameters), equations init_residual(t0, z, p) = 0 with a
+ *   sparse Jacobian, a starting point init_guess, and init_finish, which
+ *   scatters a solution into p, y and y'.  After it, the runtime hands y, y'
+ *   to IDA (and may polish them with IDACalcIC).
+ *   If init_n == 0, the runtime takes `start` as the starting point and lets
+ *   IDACalcIC compute the algebraic unknowns and y' with the differential
+ *   unknowns fixed (y_is_diff).
+ */
+#ifndef DYAD_MODEL_H
+#define DYAD_MODEL_H
+
+#include <stdint.h>
+
+#define DYRT_ABI_VERSION 1
+#define DYRT_MODEL_SYMBOL "dyad_model"
+
+/* param_flags bits */
+enum {
+    DYRT_PARAM_FINAL = 1,       /* `final`: -p may not override it */
+    DYRT_PARAM_MISSING = 2,     /* value is `missing`: solved at initialization */
+    DYRT_PARAM_DEPENDENT = 4    /* default is an expression of other parameters */
+};
+
+/* Simulation settings; a model carries defaults (from an analysis or the
+ * built-in defaults), the command line overrides them. */
+typedef struct DyrtSettings {
+    double start;          /* start time */
+    double stop;           /* stop time */
+    double interval;       /* output grid step; 0 = (stop-start)/500 */
+    double rtol;           /* relative tolerance */
+    double atol;           /* absolute tolerance */
+    double dtmax;          /* maximal step; 0 = unlimited */
+    int32_t ntstops;       /* number of tstops */
+    const double *tstops;  /* times the integrator must step on exactly */
+} DyrtSettings;
+
+typedef int (*DyrtResidualFn)(double t, const double *y, const double *yp,
+                              const double *p, double *r);
+typedef int (*DyrtJacobianFn)(double t, const double *y, const double *yp,
+                              const double *p, double cj, double *vals);
+typedef void (*DyrtOutputsFn)(double t, const double *y, const double *yp,
+                              const double *p, double *out);
+typedef void (*DyrtZeroFn)(double t, const double *y, const double *yp,
+                           const double *p, double *g);
+typedef int (*DyrtAssertFn)(double t, const double *y, const double *yp,
+                            const double *p);
+typedef void (*DyrtParamFn)(double *p, const unsigned char *given);
+typedef void (*DyrtStartFn)(double t0, const double *p, double *y, double *yp);
+typedef int (*DyrtInitResidualFn)(double t, const double *z, const double *p,
+                                  double *r);
+typedef int (*DyrtInitJacobianFn)(double t, const double *z, const double *p,
+                                  double *vals);
+typedef void (*DyrtInitGuessFn)(double t, const double *p, double *z);
+typedef void (*DyrtInitFinishFn)(double t, const double *z, double *p,
+                                 double *y, double *yp);
+
+typedef struct DyrtModel {
+    uint32_t abi_version;             /* DYRT_ABI_VERSION */
+    const char *name;                 /* qualified model name */
+
+    int32_t ny;                       /* unknowns seen by IDA */
+    int32_t np;                       /* parameters */
+    int32_t nout;                     /* output columns (without time) */
+    int32_t nz;                       /* zero-crossing functions */
+    int32_t nassert;                  /* assertions */
+
+    const char *const *y_names;       /* [ny] unknown names, for messages */
+    const unsigned char *y_is_diff;   /* [ny] 1 when y'[i] occurs in F */
+    const char *const *param_names;   /* [np] dotted parameter names */
+    const unsigned char *param_flags; /* [np] DYRT_PARAM_* bits */
+    const char *const *out_names;     /* [nout] dotted names (CSV header) */
+    const char *const *assert_messages; /* [nassert] */
+
+    int32_t jac_nnz;                  /* nonzeros of J */
+    const int32_t *jac_colptr;        /* [ny+1] */
+    const int32_t *jac_rowidx;        /* [jac_nnz] */
+
+    DyrtParamFn param_defaults;       /* p[i] = default for every !given[i], dependency order */
+    DyrtStartFn start;                /* starting y, y' (initial values, guesses) */
+    DyrtResidualFn residual;          /* F */
+    DyrtJacobianFn jacobian;          /* J values, CSC order */
+    DyrtOutputsFn outputs;            /* out[0..nout) for one row */
+    DyrtZeroFn zero_crossings;        /* g[0..nz); NULL when nz == 0 */
+    DyrtAssertFn check_asserts;       /* 0, or 1 + index of the first failed assert; NULL when nassert == 0 */
+
+    int32_t init_n;                   /* unknowns of the initialization system, 0 = none */
+    int32_t init_nnz;
+    const int32_t *init_colptr;       /* [init_n+1] */
+    const int32_t *init_rowidx;       /* [init_nnz] */
+    const char *const *init_names;    /* [init_n] */
+    DyrtInitResidualFn init_residual;
+    DyrtInitJacobianFn init_jacobian;
+    DyrtInitGuessFn init_guess;
+    DyrtInitFinishFn init_finish;
+
+    DyrtSettings defaults;            /* default simulation settings */
+} DyrtModel;
+
+#endif
