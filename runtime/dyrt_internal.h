@@ -1,0 +1,104 @@
+/*
+ * dyrt_internal.h -- what the runtime's source files share; not installed.
+ *
+ * One DyrtRun holds everything a simulation needs.  It is allocated and
+ * filled at setup (params.c, output.c, init.c, integrate.c), used by the
+ * integration loop without any further allocation, and freed at the end
+ * (simulate.c).  Every function returns a DYRT_EXIT_* status and prints its
+ * own `error: ...` line.
+ */
+#ifndef DYRT_INTERNAL_H
+#define DYRT_INTERNAL_H
+
+#include <stdio.h>
+
+#include <nvector/nvector_serial.h>
+#include <sundials/sundials_context.h>
+#include <sundials/sundials_linearsolver.h>
+#include <sundials/sundials_matrix.h>
+
+#include "dyadrt.h"
+
+/* Systems with at most this many unknowns use a dense matrix and LU; larger
+ * ones use a sparse CSC matrix and KLU. */
+#define DYRT_DENSE_MAX 100
+
+/* Give up after this many events within DYRT_CHATTER_WINDOW (relative). */
+#define DYRT_CHATTER_MAX 100
+#define DYRT_CHATTER_WINDOW 1e-10
+
+typedef struct DyrtStats {
+    long init_iters;           /* Newton iterations of the initialization */
+    long init_res_evals;       /* initialization residual evaluations */
+    long events;               /* zero crossings handled */
+    long reinits;              /* IDAReInit calls (events and tstops) */
+    double t_setup, t_init, t_integrate; /* wall seconds per phase */
+} DyrtStats;
+
+typedef struct DyrtRun {
+    const DyrtModel *m;
+    const DyrtOptions *o;
+    /* resolved settings */
+    double start, stop, rtol, atol, dtmax;
+    double *touts;             /* [ntouts] output times, ascending */
+    long ntouts;
+    /* parameters and state */
+    double *p;                 /* [np] */
+    unsigned char *given;      /* [np] */
+    double *y0, *yp0;          /* [ny] consistent start (before IDA) */
+    /* output */
+    FILE *out;                 /* result CSV */
+    int close_out;             /* 1 when out is ours to fclose */
+    int *cols;                 /* [ncols] indices into outputs */
+    int ncols;
+    double *outbuf;            /* [nout] */
+    long rows;                 /* rows written */
+    /* IDA */
+    SUNContext ctx;
+    void *ida;
+    N_Vector yy, yp, id;
+    SUNMatrix A;
+    SUNLinearSolver LS;
+    int sparse;                /* 1: CSC + KLU, 0: dense */
+    double *jvals;             /* [jac_nnz] scratch for the dense path */
+    int *rootsfound;           /* [nz] */
+    /* diagnostics */
+    int bad_res;               /* index of the last non-finite residual, -1 */
+    char ida_msg[256];         /* last message of SUNDIALS' error handler */
+    double t_begin;            /* wall clock at start, for the progress line */
+    double t_progress;         /* wall clock of the last progress line */
+    int tty;                   /* stderr is a terminal: progress line */
+    int progress_shown;
+    DyrtStats stats;
+} DyrtRun;
+
+/* util.c */
+void dyrt_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void dyrt_warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+double dyrt_now(void);
+int dyrt_parse_double(const char *s, double *v);
+const char *dyrt_closest(const char *name, const char *const *names, int n);
+int dyrt_find(const char *name, const char *const *names, int n);
+void *dyrt_calloc(size_t n, size_t size);
+int dyrt_check_model(const DyrtModel *m);
+
+/* params.c */
+int dyrt_params_setup(DyrtRun *r);
+void dyrt_params_list(const DyrtRun *r, FILE *f);
+int dyrt_apply_initials(DyrtRun *r);
+
+/* output.c */
+int dyrt_output_setup(DyrtRun *r);
+int dyrt_output_row(DyrtRun *r, double t, const double *y, const double *yp);
+void dyrt_output_close(DyrtRun *r);
+
+/* init.c */
+int dyrt_initialize(DyrtRun *r);
+
+/* integrate.c */
+int dyrt_integrate_setup(DyrtRun *r);
+int dyrt_integrate(DyrtRun *r);
+void dyrt_integrate_stats(const DyrtRun *r, FILE *f);
+void dyrt_integrate_free(DyrtRun *r);
+
+#endif

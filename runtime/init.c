@@ -1,0 +1,286 @@
+/*
+ * init.c -- consistent starting values y0, y'0 for IDA.
+ *
+ * With an initialization system (init_n > 0) we solve init_residual(t0, z, p)
+ * = 0 for z by Newton's method, damped by a backtracking line search on the
+ * merit function phi(z) = |r(z)|^2 / 2 with the Armijo condition
+ * phi(z + s dz) <= (1 - 2e-4 s) phi(z) (Dennis & Schnabel, Alg. A6.3.1,
+ * halving s).  The Newton matrix is the model's sparse init Jacobian in CSC
+ * form, factored by KLU (symbolic analysis once, numeric factorization per
+ * iteration; this runs once, so no refactor tricks).  A Jacobian that is
+ * singular at the current point (often a product of two unknowns guessed 0)
+ * is retried at slightly perturbed points before giving up.  Then init_finish
+ * scatters z into p (the `missing` parameters), y0 and y'0.
+ * Without one (init_n == 0) the model's `start` gives y0, y'0, the --initial
+ * overrides are applied, and IDACalcIC (integrate.c) completes them.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <klu.h>
+
+#include "dyrt_internal.h"
+
+#define NEWTON_MAXITER 100
+#define NEWTON_FTOL 1e-10      /* |r|_inf below this: converged */
+#define NEWTON_STEPTOL 1e-14   /* relative step below this ... */
+#define NEWTON_FTOL_LOOSE 1e-6 /* ... and |r|_inf below this: converged */
+#define NEWTON_MINSTEP 1e-10   /* smallest line-search step factor */
+#define NEWTON_PERTURBATIONS 3 /* retries at nearby points when J is singular */
+
+typedef struct Newton {
+    const DyrtModel *m;
+    const double *p;
+    double t0;
+    int n;
+    int *colptr, *rowidx;      /* int copies of the pattern for KLU */
+    double *z, *r, *dz, *zt, *rt, *vals;
+    klu_symbolic *sym;
+    klu_common common;
+    long iters, evals;
+} Newton;
+
+static int newton_alloc(Newton *nw, const DyrtModel *m)
+{
+    int n = m->init_n, nnz = m->init_nnz;
+    nw->n = n;
+    nw->colptr = dyrt_calloc((size_t)n + 1, sizeof(int));
+    nw->rowidx = dyrt_calloc((size_t)nnz, sizeof(int));
+    nw->vals = dyrt_calloc((size_t)nnz, sizeof(double));
+    double **vecs[] = {&nw->z, &nw->r, &nw->dz, &nw->zt, &nw->rt};
+    for (int k = 0; k < 5; k++)
+        if (!(*vecs[k] = dyrt_calloc((size_t)n, sizeof(double))))
+            return DYRT_EXIT_INTERNAL;
+    if (!nw->colptr || !nw->rowidx || !nw->vals)
+        return DYRT_EXIT_INTERNAL;
+    for (int j = 0; j <= n; j++)
+        nw->colptr[j] = m->init_colptr[j];
+    for (int k = 0; k < nnz; k++)
+        nw->rowidx[k] = m->init_rowidx[k];
+    return 0;
+}
+
+static void newton_free(Newton *nw)
+{
+    if (nw->sym)
+        klu_free_symbolic(&nw->sym, &nw->common);
+    free(nw->colptr);
+    free(nw->rowidx);
+    free(nw->vals);
+    free(nw->z);
+    free(nw->r);
+    free(nw->dz);
+    free(nw->zt);
+    free(nw->rt);
+}
+
+/* r = F(z); 0 when evaluated and finite. */
+static int eval(Newton *nw, const double *z, double *r)
+{
+    nw->evals++;
+    if (nw->m->init_residual(nw->t0, z, nw->p, r) != 0)
+        return -1;
+    for (int i = 0; i < nw->n; i++)
+        if (!isfinite(r[i]))
+            return -1;
+    return 0;
+}
+
+static double norm_inf(const double *v, int n)
+{
+    double s = 0;
+    for (int i = 0; i < n; i++)
+        if (fabs(v[i]) > s)
+            s = fabs(v[i]);
+    return s;
+}
+
+static double half_sq(const double *v, int n)
+{
+    double s = 0;
+    for (int i = 0; i < n; i++)
+        s += v[i] * v[i];
+    return 0.5 * s;
+}
+
+/* "equation 3 (r = 0.5), equation 0 (r = -1e-3)": the three largest. */
+static void largest_residuals(const Newton *nw, char *buf, size_t size)
+{
+    int used[3] = {-1, -1, -1};
+    size_t len = 0;
+    buf[0] = '\0';
+    for (int k = 0; k < 3 && k < nw->n; k++) {
+        int best = -1;
+        for (int i = 0; i < nw->n; i++) {
+            if (i == used[0] || i == used[1])
+                continue;
+            if (best < 0 || !(fabs(nw->r[i]) <= fabs(nw->r[best])))
+                best = i;
+        }
+        used[k] = best;
+        len += (size_t)snprintf(buf + len, size - len, "%sequation %d (r = %.3g)",
+                                k ? ", " : "", best, nw->r[best]);
+        if (len >= size)
+            break;
+    }
+}
+
+static int fail(const Newton *nw, const char *why)
+{
+    char worst[200];
+    largest_residuals(nw, worst, sizeof worst);
+    dyrt_error("initialization failed: %s: residual norm %.3g after %ld iterations; "
+               "largest residuals: %s", why, norm_inf(nw->r, nw->n), nw->iters, worst);
+    return DYRT_EXIT_USER;
+}
+
+static int singular(Newton *nw)
+{
+    char why[160];
+    int col = nw->common.singular_col;
+    const char *nm = nw->m->init_names && col >= 0 && col < nw->n ? nw->m->init_names[col] : "?";
+    snprintf(why, sizeof why, "singular Jacobian (unknown '%s' is not determined)", nm);
+    return fail(nw, why);
+}
+
+/* Move z off a point where J is singular by value (a product of unknowns
+ * that are both zero, say); 0 when the residual is still defined. */
+static int perturb(Newton *nw, int attempt)
+{
+    double scale = 1e-4 * (double)(attempt + 1);
+    for (int i = 0; i < nw->n; i++)
+        nw->z[i] += scale * (1 + fabs(nw->z[i])) * (i % 2 ? -1.0 : 1.0);
+    return eval(nw, nw->z, nw->r);
+}
+
+/* dz = -J^-1 r with KLU.  When J is singular at z, retry at a few nearby
+ * points before reporting the unknown of the failing column. */
+static int newton_direction(Newton *nw)
+{
+    klu_numeric *num = NULL;
+    for (int attempt = 0; !num; attempt++) {
+        if (nw->m->init_jacobian(nw->t0, nw->z, nw->p, nw->vals) != 0)
+            return fail(nw, "the Jacobian cannot be evaluated");
+        num = klu_factor(nw->colptr, nw->rowidx, nw->vals, nw->sym, &nw->common);
+        if (!num && (attempt == NEWTON_PERTURBATIONS || perturb(nw, attempt) != 0))
+            return singular(nw);
+    }
+    for (int i = 0; i < nw->n; i++)
+        nw->dz[i] = -nw->r[i];
+    klu_solve(nw->sym, num, nw->n, 1, nw->dz, &nw->common);
+    klu_free_numeric(&num, &nw->common);
+    return 0;
+}
+
+/* Backtracking: accept z + s dz for the largest s = 1, 1/2, ... that
+ * satisfies the Armijo condition.  Returns the accepted s, 0 on failure. */
+static double line_search(Newton *nw)
+{
+    double phi = half_sq(nw->r, nw->n);
+    for (double s = 1.0; s >= NEWTON_MINSTEP; s *= 0.5) {
+        for (int i = 0; i < nw->n; i++)
+            nw->zt[i] = nw->z[i] + s * nw->dz[i];
+        if (eval(nw, nw->zt, nw->rt) == 0 && half_sq(nw->rt, nw->n) <= (1 - 2e-4 * s) * phi) {
+            memcpy(nw->z, nw->zt, sizeof(double) * (size_t)nw->n);
+            memcpy(nw->r, nw->rt, sizeof(double) * (size_t)nw->n);
+            return s;
+        }
+    }
+    return 0;
+}
+
+/* max_i |s dz_i| / max(|z_i|, 1) */
+static double relative_step(const Newton *nw, double s)
+{
+    double m = 0;
+    for (int i = 0; i < nw->n; i++) {
+        double d = fabs(s * nw->dz[i]) / fmax(fabs(nw->z[i]), 1.0);
+        if (d > m)
+            m = d;
+    }
+    return m;
+}
+
+static int newton_solve(Newton *nw)
+{
+    if (eval(nw, nw->z, nw->r) != 0)
+        return fail(nw, "the residual cannot be evaluated at the initial guess");
+    while (norm_inf(nw->r, nw->n) > NEWTON_FTOL) {
+        if (nw->iters >= NEWTON_MAXITER)
+            return fail(nw, "no convergence");
+        nw->iters++;
+        int rc = newton_direction(nw);
+        if (rc)
+            return rc;
+        double s = line_search(nw);
+        if (s == 0)
+            return fail(nw, "the line search found no decrease");
+        if (relative_step(nw, s) < NEWTON_STEPTOL && norm_inf(nw->r, nw->n) <= NEWTON_FTOL_LOOSE)
+            break;
+    }
+    return 0;
+}
+
+static int solve_init_system(DyrtRun *r)
+{
+    const DyrtModel *m = r->m;
+    Newton nw = {.m = m, .p = r->p, .t0 = r->start};
+    int rc = newton_alloc(&nw, m);
+    if (!rc) {
+        klu_defaults(&nw.common);
+        nw.sym = klu_analyze(nw.n, nw.colptr, nw.rowidx, &nw.common);
+        if (!nw.sym) {
+            dyrt_error("internal: KLU analysis of the initialization Jacobian failed (status %d)",
+                       nw.common.status);
+            rc = DYRT_EXIT_INTERNAL;
+        }
+    }
+    if (!rc) {
+        m->init_guess(r->start, r->p, nw.z);
+        rc = newton_solve(&nw);
+    }
+    if (!rc)
+        m->init_finish(r->start, nw.z, r->p, r->y0, r->yp0);
+    r->stats.init_iters = nw.iters;
+    r->stats.init_res_evals = nw.evals;
+    newton_free(&nw);
+    return rc;
+}
+
+static int check_solution(const DyrtRun *r)
+{
+    const DyrtModel *m = r->m;
+    for (int i = 0; i < m->np; i++)
+        if (!isfinite(r->p[i])) {
+            dyrt_error("initialization failed: parameter '%s' = %g", m->param_names[i], r->p[i]);
+            return DYRT_EXIT_USER;
+        }
+    for (int i = 0; i < m->ny; i++)
+        if (!isfinite(r->y0[i]) || !isfinite(r->yp0[i])) {
+            dyrt_error("initialization failed: start value of '%s' is not finite",
+                       m->y_names ? m->y_names[i] : "?");
+            return DYRT_EXIT_USER;
+        }
+    return 0;
+}
+
+int dyrt_initialize(DyrtRun *r)
+{
+    const DyrtModel *m = r->m;
+    r->y0 = dyrt_calloc((size_t)m->ny, sizeof *r->y0);
+    r->yp0 = dyrt_calloc((size_t)m->ny, sizeof *r->yp0);
+    if (!r->y0 || !r->yp0)
+        return DYRT_EXIT_INTERNAL;
+    int rc;
+    if (m->init_n > 0) {
+        rc = dyrt_apply_initials(r);  /* rejects --initial */
+        if (!rc)
+            rc = solve_init_system(r);
+    } else {
+        if (m->ny > 0)
+            m->start(r->start, r->p, r->y0, r->yp0);
+        rc = dyrt_apply_initials(r);
+    }
+    return rc ? rc : check_solution(r);
+}

@@ -1,0 +1,160 @@
+/*
+ * output.c -- the result CSV (DESIGN.md section 4) and the output times.
+ *
+ * Header `time,<out_names...>` (or the --vars subset, in its order), one row
+ * per output time, every value printed with %.17g so it reads back exactly.
+ * Each row is flushed when written, so a failed simulation leaves every row
+ * computed before the failure.  Output times: the uniform grid
+ * t_k = start + k*interval (computed by multiplication, never by summing, so
+ * there is no drift) with the last time exactly `stop`, or the --saveat list.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dyrt_internal.h"
+
+#define DYRT_MAX_ROWS 100000000L
+
+static int select_columns(DyrtRun *r)
+{
+    const DyrtModel *m = r->m;
+    const DyrtOptions *o = r->o;
+    int n = o->nvars ? o->nvars : m->nout;
+    r->cols = dyrt_calloc((size_t)n, sizeof *r->cols);
+    r->outbuf = dyrt_calloc((size_t)m->nout, sizeof *r->outbuf);
+    if (!r->cols || !r->outbuf)
+        return DYRT_EXIT_INTERNAL;
+    for (int k = 0; k < n; k++) {
+        int i = o->nvars ? dyrt_find(o->vars[k], m->out_names, m->nout) : k;
+        if (i < 0 && strcmp(o->vars[k], "time") == 0)
+            continue;          /* time is always the first column */
+        if (i < 0) {
+            const char *near = dyrt_closest(o->vars[k], m->out_names, m->nout);
+            if (near)
+                dyrt_error("--vars: unknown variable '%s'; did you mean '%s'?", o->vars[k], near);
+            else
+                dyrt_error("--vars: unknown variable '%s'", o->vars[k]);
+            return DYRT_EXIT_USER;
+        }
+        r->cols[r->ncols++] = i;
+    }
+    return 0;
+}
+
+static int saveat_times(DyrtRun *r)
+{
+    const DyrtOptions *o = r->o;
+    if (o->saveat[0] < r->start || o->saveat[o->nsaveat - 1] > r->stop) {
+        dyrt_error("--saveat: times must lie within [start, stop] = [%.17g, %.17g]",
+                   r->start, r->stop);
+        return DYRT_EXIT_USER;
+    }
+    r->touts = dyrt_calloc((size_t)o->nsaveat, sizeof *r->touts);
+    if (!r->touts)
+        return DYRT_EXIT_INTERNAL;
+    memcpy(r->touts, o->saveat, sizeof *r->touts * (size_t)o->nsaveat);
+    r->ntouts = o->nsaveat;
+    return 0;
+}
+
+static int grid_times(DyrtRun *r, double interval)
+{
+    double q = (r->stop - r->start) / interval;
+    if (!(q < (double)DYRT_MAX_ROWS)) {
+        dyrt_error("--interval %g gives more than %ld output rows", interval, DYRT_MAX_ROWS);
+        return DYRT_EXIT_USER;
+    }
+    long nint = (long)floor(q);
+    if (q - (double)nint > 1e-9 * (q > 1 ? q : 1))
+        nint++;                /* a last, shorter step ends at stop */
+    r->ntouts = nint + 1;
+    r->touts = dyrt_calloc((size_t)r->ntouts, sizeof *r->touts);
+    if (!r->touts)
+        return DYRT_EXIT_INTERNAL;
+    for (long k = 0; k < nint; k++)
+        r->touts[k] = r->start + (double)k * interval;
+    r->touts[nint] = r->stop;
+    return 0;
+}
+
+static double resolve_interval(const DyrtRun *r)
+{
+    if (r->o->given & DYRT_OPT_INTERVAL)
+        return r->o->interval;
+    if (r->m->defaults.interval > 0)
+        return r->m->defaults.interval;
+    double span = r->stop - r->start;
+    return span > 0 ? span / 500 : 1.0;
+}
+
+static int open_output(DyrtRun *r)
+{
+    const char *path = r->o->output;
+    char def[512];
+    if (path && strcmp(path, "-") == 0) {
+        r->out = stdout;
+        return 0;
+    }
+    if (!path) {
+        snprintf(def, sizeof def, "%s.csv", r->m->name ? r->m->name : "out");
+        path = def;
+    }
+    r->out = fopen(path, "w");
+    if (!r->out) {
+        dyrt_error("cannot open '%s' for writing: %s", path, strerror(errno));
+        return DYRT_EXIT_USER;
+    }
+    r->close_out = 1;
+    return 0;
+}
+
+static int write_header(DyrtRun *r)
+{
+    fputs("time", r->out);
+    for (int k = 0; k < r->ncols; k++)
+        fprintf(r->out, ",%s", r->m->out_names[r->cols[k]]);
+    fputc('\n', r->out);
+    if (fflush(r->out) != 0) {
+        dyrt_error("cannot write the result: %s", strerror(errno));
+        return DYRT_EXIT_USER;
+    }
+    return 0;
+}
+
+int dyrt_output_setup(DyrtRun *r)
+{
+    int rc = select_columns(r);
+    if (!rc)
+        rc = r->o->nsaveat ? saveat_times(r) : grid_times(r, resolve_interval(r));
+    if (!rc)
+        rc = open_output(r);
+    if (!rc)
+        rc = write_header(r);
+    return rc;
+}
+
+int dyrt_output_row(DyrtRun *r, double t, const double *y, const double *yp)
+{
+    r->m->outputs(t, y, yp, r->p, r->outbuf);
+    fprintf(r->out, "%.17g", t);
+    for (int k = 0; k < r->ncols; k++)
+        fprintf(r->out, ",%.17g", r->outbuf[r->cols[k]]);
+    fputc('\n', r->out);
+    if (fflush(r->out) != 0) {
+        dyrt_error("cannot write the result: %s", strerror(errno));
+        return DYRT_EXIT_USER;
+    }
+    r->rows++;
+    return 0;
+}
+
+void dyrt_output_close(DyrtRun *r)
+{
+    if (r->out && r->close_out)
+        fclose(r->out);
+    else if (r->out)
+        fflush(r->out);
+    r->out = NULL;
+}

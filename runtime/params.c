@@ -1,0 +1,141 @@
+/*
+ * params.c -- parameter values and --initial overrides.
+ *
+ * Parameters: every -p NAME=VALUE sets p[i] and given[i] = 1; then the
+ * model's param_defaults fills the others in dependency order (so dependent
+ * parameters follow their overridden inputs).  `final` parameters cannot be
+ * overridden; `missing` ones are unknowns of the initialization system.
+ * After param_defaults every parameter that is not `missing` must be finite.
+ *
+ * --initial NAME=VALUE replaces the starting value of a differential unknown
+ * when the model has no initialization system (init_n == 0); IDACalcIC then
+ * keeps it fixed.  With an initialization system the ABI offers no way to
+ * replace an `initial` relation yet, so it is rejected.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "dyrt_internal.h"
+
+static void unknown_name(const char *what, const char *name,
+                         const char *const *names, int n)
+{
+    const char *near = names ? dyrt_closest(name, names, n) : NULL;
+    if (near)
+        dyrt_error("unknown %s '%s'; did you mean '%s'?", what, name, near);
+    else
+        dyrt_error("unknown %s '%s'", what, name);
+}
+
+static int set_param(DyrtRun *r, const DyrtNameValue *nv)
+{
+    const DyrtModel *m = r->m;
+    int i = dyrt_find(nv->name, m->param_names, m->np);
+    if (i < 0) {
+        unknown_name("parameter", nv->name, m->param_names, m->np);
+        return DYRT_EXIT_USER;
+    }
+    if (m->param_flags[i] & DYRT_PARAM_FINAL) {
+        dyrt_error("parameter '%s' is final and cannot be changed with -p", nv->name);
+        return DYRT_EXIT_USER;
+    }
+    if (m->param_flags[i] & DYRT_PARAM_MISSING) {
+        dyrt_error("parameter '%s' is missing (computed by the initialization) "
+                   "and cannot be set with -p", nv->name);
+        return DYRT_EXIT_USER;
+    }
+    r->p[i] = nv->value;
+    r->given[i] = 1;
+    return 0;
+}
+
+static int check_finite(const DyrtRun *r)
+{
+    const DyrtModel *m = r->m;
+    for (int i = 0; i < m->np; i++) {
+        if ((m->param_flags[i] & DYRT_PARAM_MISSING) || isfinite(r->p[i]))
+            continue;
+        dyrt_error("parameter '%s' evaluates to %g", m->param_names[i], r->p[i]);
+        return DYRT_EXIT_USER;
+    }
+    return 0;
+}
+
+int dyrt_params_setup(DyrtRun *r)
+{
+    const DyrtModel *m = r->m;
+    r->p = dyrt_calloc((size_t)m->np, sizeof *r->p);
+    r->given = dyrt_calloc((size_t)m->np, sizeof *r->given);
+    if (!r->p || !r->given)
+        return DYRT_EXIT_INTERNAL;
+    for (int k = 0; k < r->o->nparams; k++) {
+        int rc = set_param(r, &r->o->params[k]);
+        if (rc)
+            return rc;
+    }
+    m->param_defaults(r->p, r->given);
+    return check_finite(r);
+}
+
+static const char *flag_word(unsigned char flags, const unsigned char *given)
+{
+    if (flags & DYRT_PARAM_MISSING)
+        return "missing";
+    if (flags & DYRT_PARAM_FINAL)
+        return "final";
+    if (*given)
+        return "set";
+    return flags & DYRT_PARAM_DEPENDENT ? "dependent" : "";
+}
+
+/* One line per parameter: name, value, and final/missing/dependent/set. */
+void dyrt_params_list(const DyrtRun *r, FILE *f)
+{
+    const DyrtModel *m = r->m;
+    int width = 4;
+    for (int i = 0; i < m->np; i++)
+        if ((int)strlen(m->param_names[i]) > width)
+            width = (int)strlen(m->param_names[i]);
+    for (int i = 0; i < m->np; i++) {
+        const char *w = flag_word(m->param_flags[i], &r->given[i]);
+        if (m->param_flags[i] & DYRT_PARAM_MISSING)
+            fprintf(f, "%-*s  %-24s  %s\n", width, m->param_names[i], "?", w);
+        else
+            fprintf(f, "%-*s  %-24.17g  %s\n", width, m->param_names[i], r->p[i], w);
+    }
+}
+
+static int set_initial(DyrtRun *r, const DyrtNameValue *nv)
+{
+    const DyrtModel *m = r->m;
+    int i = m->y_names ? dyrt_find(nv->name, m->y_names, m->ny) : -1;
+    if (i < 0) {
+        unknown_name("state for --initial", nv->name, m->y_names, m->ny);
+        return DYRT_EXIT_USER;
+    }
+    if (!m->y_is_diff || !m->y_is_diff[i]) {
+        dyrt_error("--initial %s: '%s' is not a state (no derivative); its initial "
+                   "value follows from the equations", nv->name, nv->name);
+        return DYRT_EXIT_USER;
+    }
+    r->y0[i] = nv->value;
+    return 0;
+}
+
+int dyrt_apply_initials(DyrtRun *r)
+{
+    if (r->o->ninitials == 0)
+        return 0;
+    if (r->m->init_n > 0) {
+        dyrt_error("--initial %s: not supported for model '%s', whose initial values "
+                   "come from its initialization system; change its `initial` "
+                   "relations instead", r->o->initials[0].name, r->m->name);
+        return DYRT_EXIT_USER;
+    }
+    for (int k = 0; k < r->o->ninitials; k++) {
+        int rc = set_initial(r, &r->o->initials[k]);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}

@@ -1,0 +1,170 @@
+/*
+ * util.c -- small helpers shared by the runtime: diagnostics on stderr,
+ * the wall clock, strict number parsing, name lookup with a "did you mean"
+ * suggestion (Levenshtein distance), and a sanity check of the model
+ * descriptor so that a malformed one is an internal error, not a crash.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "dyrt_internal.h"
+
+static void vreport(const char *kind, const char *fmt, va_list ap)
+{
+    fprintf(stderr, "%s: ", kind);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    fflush(stderr);
+}
+
+void dyrt_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vreport("error", fmt, ap);
+    va_end(ap);
+}
+
+void dyrt_warning(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vreport("warning", fmt, ap);
+    va_end(ap);
+}
+
+double dyrt_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* The whole string must be a finite number ("true"/"false" mean 1/0). */
+int dyrt_parse_double(const char *s, double *v)
+{
+    if (strcmp(s, "true") == 0 || strcmp(s, "false") == 0) {
+        *v = s[0] == 't' ? 1.0 : 0.0;
+        return 0;
+    }
+    char *end = NULL;
+    double x = strtod(s, &end);
+    if (end == s || *end != '\0' || !isfinite(x))
+        return -1;
+    *v = x;
+    return 0;
+}
+
+/* Levenshtein distance with one rolling row; names are short. */
+static size_t edit_distance(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    if (lb > 255)
+        return lb;
+    size_t row[256];
+    for (size_t j = 0; j <= lb; j++)
+        row[j] = j;
+    for (size_t i = 1; i <= la; i++) {
+        size_t diag = row[0];
+        row[0] = i;
+        for (size_t j = 1; j <= lb; j++) {
+            size_t up = row[j];
+            size_t best = diag + (a[i - 1] != b[j - 1]);
+            if (up + 1 < best)
+                best = up + 1;
+            if (row[j - 1] + 1 < best)
+                best = row[j - 1] + 1;
+            row[j] = best;
+            diag = up;
+        }
+    }
+    return row[lb];
+}
+
+/* The closest of names[0..n) to `name`, or NULL when none is close (more
+ * than a third of the characters, or all of them, would have to change). */
+const char *dyrt_closest(const char *name, const char *const *names, int n)
+{
+    const char *best = NULL;
+    size_t bestd = (size_t)-1;
+    for (int i = 0; i < n; i++) {
+        size_t d = edit_distance(name, names[i]);
+        if (d < bestd) {
+            bestd = d;
+            best = names[i];
+        }
+    }
+    size_t len = strlen(name);
+    return bestd <= len / 3 + 1 && bestd < len ? best : NULL;
+}
+
+int dyrt_find(const char *name, const char *const *names, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (strcmp(name, names[i]) == 0)
+            return i;
+    return -1;
+}
+
+void *dyrt_calloc(size_t n, size_t size)
+{
+    void *p = calloc(n ? n : 1, size);
+    if (!p)
+        dyrt_error("out of memory");
+    return p;
+}
+
+/* A CSC pattern: colptr[0] = 0, non-decreasing, colptr[n] = nnz, rows in
+ * range.  Returns 0 when valid. */
+static int bad_csc(int32_t n, int32_t nnz, const int32_t *colptr,
+                   const int32_t *rowidx)
+{
+    if (nnz < 0 || (n > 0 && (!colptr || (nnz > 0 && !rowidx))))
+        return 1;
+    if (n == 0)
+        return 0;
+    if (colptr[0] != 0 || colptr[n] != nnz)
+        return 1;
+    for (int32_t j = 0; j < n; j++)
+        if (colptr[j + 1] < colptr[j])
+            return 1;
+    for (int32_t k = 0; k < nnz; k++)
+        if (rowidx[k] < 0 || rowidx[k] >= n)
+            return 1;
+    return 0;
+}
+
+static const char *model_problem(const DyrtModel *m)
+{
+    if (m->abi_version != DYRT_ABI_VERSION)
+        return "ABI version mismatch (model and runtime built by different compilers)";
+    if (m->ny < 0 || m->np < 0 || m->nout < 0 || m->nz < 0 || m->nassert < 0 || m->init_n < 0)
+        return "negative size";
+    if ((m->np > 0 && (!m->param_names || !m->param_flags)) || (m->nout > 0 && !m->out_names))
+        return "missing name table";
+    if (!m->param_defaults || !m->outputs || (m->ny > 0 && (!m->residual || !m->start)))
+        return "missing function pointer";
+    if ((m->nz > 0 && !m->zero_crossings) || (m->nassert > 0 && !m->check_asserts))
+        return "missing zero-crossing or assertion function";
+    if (bad_csc(m->ny, m->jac_nnz, m->jac_colptr, m->jac_rowidx))
+        return "malformed Jacobian pattern";
+    if (m->init_n > 0 && (!m->init_residual || !m->init_jacobian || !m->init_guess || !m->init_finish))
+        return "missing initialization function";
+    if (bad_csc(m->init_n, m->init_nnz, m->init_colptr, m->init_rowidx))
+        return "malformed initialization Jacobian pattern";
+    return NULL;
+}
+
+int dyrt_check_model(const DyrtModel *m)
+{
+    const char *why = m ? model_problem(m) : "no model";
+    if (!why)
+        return DYRT_EXIT_OK;
+    dyrt_error("internal: bad model descriptor '%s': %s",
+               m && m->name ? m->name : "?", why);
+    return DYRT_EXIT_INTERNAL;
+}

@@ -1,0 +1,781 @@
+/*
+ * test_runtime.c -- unit tests of libdyadrt with hand-coded DyrtModel
+ * descriptors (what the code generator will emit), checked against closed
+ * forms with tolerances, plus the failure paths: exit status, message and
+ * the rows kept.  Each test runs dyrt_main with an argv array, `-o` to a
+ * temporary file and stderr captured, then reads the CSV back.
+ */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "dyadrt.h"
+
+/* ---------------------------------------------------------------- harness */
+
+#define MAXROWS 2100
+#define MAXCOLS 160
+
+typedef struct Csv {
+    int ncols, nrows;
+    char names[MAXCOLS][32];
+    double v[MAXROWS][MAXCOLS];
+} Csv;
+
+typedef struct Result {
+    int status;
+    char err[8192];            /* captured stderr */
+    char out[8192];            /* captured stdout */
+    Csv csv;
+} Result;
+
+static Result res;             /* big: keep it off the stack */
+
+static void slurp(int fd, char *buf, size_t size)
+{
+    lseek(fd, 0, SEEK_SET);
+    ssize_t n = read(fd, buf, size - 1);
+    buf[n > 0 ? n : 0] = '\0';
+}
+
+static void read_csv(const char *path, Csv *c)
+{
+    memset(c, 0, sizeof *c);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return;
+    static char line[65536];
+    if (fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\n")] = '\0';
+        for (char *tok = strtok(line, ","); tok && c->ncols < MAXCOLS; tok = strtok(NULL, ","))
+            snprintf(c->names[c->ncols++], sizeof c->names[0], "%s", tok);
+    }
+    while (c->nrows < MAXROWS && fgets(line, sizeof line, f)) {
+        char *s = line;
+        for (int k = 0; k < c->ncols; k++) {
+            c->v[c->nrows][k] = strtod(s, &s);
+            if (*s == ',')
+                s++;
+        }
+        c->nrows++;
+    }
+    fclose(f);
+}
+
+static int col(const Csv *c, const char *name)
+{
+    for (int k = 0; k < c->ncols; k++)
+        if (strcmp(c->names[k], name) == 0)
+            return k;
+    ck_abort_msg("no column %s", name);
+    return -1;
+}
+
+/* Run dyrt_main(m, "sim -o <tmp> <args>") with stdout/stderr captured. */
+static Result *run(const DyrtModel *m, const char *args)
+{
+    char csv[] = "/tmp/dyrt_test_XXXXXX", errf[] = "/tmp/dyrt_err_XXXXXX", outf[] = "/tmp/dyrt_out_XXXXXX";
+    int cfd = mkstemp(csv), efd = mkstemp(errf), ofd = mkstemp(outf);
+    ck_assert(cfd >= 0 && efd >= 0 && ofd >= 0);
+    char buf[1024];
+    snprintf(buf, sizeof buf, "%s", args);
+    char *argv[64] = {"sim", "-o", csv};
+    int argc = 3;
+    for (char *tok = strtok(buf, " "); tok && argc < 60; tok = strtok(NULL, " "))
+        argv[argc++] = tok;
+    fflush(stdout);
+    fflush(stderr);
+    int save_err = dup(2), save_out = dup(1);
+    dup2(efd, 2);
+    dup2(ofd, 1);
+    res.status = dyrt_main(m, argc, argv);
+    fflush(stdout);
+    fflush(stderr);
+    dup2(save_err, 2);
+    dup2(save_out, 1);
+    close(save_err);
+    close(save_out);
+    slurp(efd, res.err, sizeof res.err);
+    slurp(ofd, res.out, sizeof res.out);
+    read_csv(csv, &res.csv);
+    if (getenv("DYRT_TEST_VERBOSE"))   /* show what a user would see */
+        fprintf(stderr, "$ %s %s\n%s", m->name, args, res.err);
+    close(cfd);
+    close(efd);
+    close(ofd);
+    unlink(csv);
+    unlink(errf);
+    unlink(outf);
+    return &res;
+}
+
+#define ASSERT_ERR(r, text) \
+    ck_assert_msg(strstr((r)->err, (text)) != NULL, "stderr lacks '%s':\n%s", (text), (r)->err)
+
+/* ------------------------------------------ model 1: y' = -k y, y(0) = 1 */
+/* p = [k, k2 = 2k (dependent), fixed (final), ymin (assert threshold)] */
+
+static const char *const decay_y[] = {"y"};
+static const unsigned char decay_diff[] = {1};
+static const char *const decay_pn[] = {"k", "k2", "fixed", "ymin"};
+static const unsigned char decay_pf[] = {0, DYRT_PARAM_DEPENDENT, DYRT_PARAM_FINAL, 0};
+static const char *const decay_out[] = {"y", "der(y)", "k2"};
+static const char *const decay_msgs[] = {"y must stay above ymin"};
+static const int32_t col1[] = {0, 1}, row1[] = {0};
+
+static void decay_defaults(double *p, const unsigned char *given)
+{
+    if (!given[0]) p[0] = 2.0;
+    if (!given[1]) p[1] = 2.0 * p[0];
+    if (!given[2]) p[2] = 3.0;
+    if (!given[3]) p[3] = -1.0;
+}
+
+static void decay_start(double t0, const double *p, double *y, double *yp)
+{
+    (void)t0;
+    y[0] = 1.0;
+    yp[0] = -p[0];
+}
+
+static int decay_res(double t, const double *y, const double *yp, const double *p, double *r)
+{
+    (void)t;
+    r[0] = yp[0] + p[0] * y[0];
+    return 0;
+}
+
+static int decay_jac(double t, const double *y, const double *yp, const double *p, double cj,
+                     double *v)
+{
+    (void)t; (void)y; (void)yp;
+    v[0] = cj + p[0];
+    return 0;
+}
+
+static void decay_outputs(double t, const double *y, const double *yp, const double *p, double *o)
+{
+    (void)t;
+    o[0] = y[0];
+    o[1] = yp[0];
+    o[2] = p[1];
+}
+
+static int decay_asserts(double t, const double *y, const double *yp, const double *p)
+{
+    (void)t; (void)yp;
+    return y[0] < p[3] ? 1 : 0;
+}
+
+static const DyrtModel decay = {
+    .abi_version = DYRT_ABI_VERSION, .name = "Test.Decay",
+    .ny = 1, .np = 4, .nout = 3, .nz = 0, .nassert = 1,
+    .y_names = decay_y, .y_is_diff = decay_diff,
+    .param_names = decay_pn, .param_flags = decay_pf,
+    .out_names = decay_out, .assert_messages = decay_msgs,
+    .jac_nnz = 1, .jac_colptr = col1, .jac_rowidx = row1,
+    .param_defaults = decay_defaults, .start = decay_start, .residual = decay_res,
+    .jacobian = decay_jac, .outputs = decay_outputs, .check_asserts = decay_asserts,
+    .defaults = {.start = 0, .stop = 1, .interval = 0.1, .rtol = 1e-6, .atol = 1e-8},
+};
+
+START_TEST(decay_closed_form)
+{
+    Result *r = run(&decay, "--rtol 1e-8 --atol 1e-12");
+    ck_assert_int_eq(r->status, 0);
+    const Csv *c = &r->csv;
+    ck_assert_int_eq(c->nrows, 11);
+    ck_assert_str_eq(c->names[0], "time");
+    int y = col(c, "y");
+    double maxerr = 0;
+    for (int i = 0; i < c->nrows; i++)
+        maxerr = fmax(maxerr, fabs(c->v[i][y] - exp(-2.0 * c->v[i][0])));
+    fprintf(stderr, "decay: max |y - exp(-2t)| = %.3g\n", maxerr);
+    ck_assert_double_eq(c->v[10][0], 1.0);     /* last row exactly at stop */
+    ck_assert_double_eq(c->v[3][0], 0.30000000000000004); /* 3 * 0.1, no drift */
+    ck_assert_msg(maxerr < 1e-6, "max error %g", maxerr);
+}
+END_TEST
+
+START_TEST(decay_param_override_and_dependent)
+{
+    Result *r = run(&decay, "-p k=3 --rtol 1e-8 --atol 1e-12 --stop 2 --interval 0.5");
+    ck_assert_int_eq(r->status, 0);
+    const Csv *c = &r->csv;
+    ck_assert_int_eq(c->nrows, 5);
+    double err = fabs(c->v[4][col(c, "y")] - exp(-6.0));
+    fprintf(stderr, "decay k=3: |y(2) - exp(-6)| = %.3g\n", err);
+    ck_assert(err < 1e-7);
+    ck_assert_double_eq(c->v[4][col(c, "k2")], 6.0);   /* dependent follows k */
+    ck_assert(fabs(c->v[4][col(c, "der(y)")] + 3 * exp(-6.0)) < 1e-6);
+}
+END_TEST
+
+START_TEST(decay_initial_override)
+{
+    Result *r = run(&decay, "--initial y=2 --rtol 1e-8 --atol 1e-12");
+    ck_assert_int_eq(r->status, 0);
+    double err = fabs(r->csv.v[10][1] - 2 * exp(-2.0));
+    ck_assert_msg(err < 2e-6, "err %g", err);
+}
+END_TEST
+
+START_TEST(decay_vars_and_saveat)
+{
+    Result *r = run(&decay, "--vars k2,y --saveat 0.25,0.5,1");
+    ck_assert_int_eq(r->status, 0);
+    const Csv *c = &r->csv;
+    ck_assert_int_eq(c->ncols, 3);
+    ck_assert_str_eq(c->names[1], "k2");
+    ck_assert_str_eq(c->names[2], "y");
+    ck_assert_int_eq(c->nrows, 3);
+    ck_assert_double_eq(c->v[0][0], 0.25);
+    ck_assert(fabs(c->v[1][2] - exp(-1.0)) < 1e-5);
+}
+END_TEST
+
+START_TEST(decay_interval_not_dividing)
+{
+    Result *r = run(&decay, "--stop 1 --interval 0.3");
+    ck_assert_int_eq(r->status, 0);
+    ck_assert_int_eq(r->csv.nrows, 5);        /* 0 .3 .6 .9 1 */
+    ck_assert_double_eq(r->csv.v[4][0], 1.0);
+}
+END_TEST
+
+START_TEST(decay_assertion_fails)
+{
+    Result *r = run(&decay, "-p ymin=0.5");
+    ck_assert_int_eq(r->status, 1);
+    ASSERT_ERR(r, "error: assertion failed at t=0.40000000000000002: y must stay above ymin");
+    ck_assert_int_eq(r->csv.nrows, 5);        /* rows 0 .. 0.4 kept */
+}
+END_TEST
+
+START_TEST(decay_list_params)
+{
+    Result *r = run(&decay, "--list-params -p k=5");
+    ck_assert_int_eq(r->status, 0);
+    ck_assert_msg(strstr(r->out, "k2") && strstr(r->out, "10") && strstr(r->out, "final"),
+                  "%s", r->out);
+}
+END_TEST
+
+START_TEST(decay_verbose_stats)
+{
+    Result *r = run(&decay, "-v");
+    ck_assert_int_eq(r->status, 0);
+    ASSERT_ERR(r, "steps");
+    ASSERT_ERR(r, "Jacobian evals");
+}
+END_TEST
+
+/* ------------------------------------------------------- CLI error paths */
+
+static const struct {
+    const char *args, *message;
+} bad_cli[] = {
+    {"--stop abc", "error: --stop: 'abc' is not a number"},
+    {"-p kk=1", "error: unknown parameter 'kk'; did you mean 'k'?"},
+    {"-p fixed=1", "error: parameter 'fixed' is final"},
+    {"--start 2 --stop 1", "error: --stop (1) is before --start (2)"},
+    {"--rtol -1", "error: --rtol must not be negative"},
+    {"--vars y,dery", "error: --vars: unknown variable 'dery'; did you mean 'der(y)'?"},
+    {"--bogus", "error: unknown option '--bogus'"},
+    {"-p k", "error: -p: expected NAME=VALUE"},
+    {"--interval 0", "error: --interval must be positive"},
+    {"--saveat 0.5,0.2", "error: --saveat: times must be strictly increasing"},
+    {"--saveat 3", "error: --saveat: times must lie within"},
+    {"--initial x=1", "error: unknown state for --initial 'x'"},
+    {"--stop", "error: option --stop needs a value"},
+    {"--stop -1", "error: stop time -1 is before start time 0"},
+};
+
+START_TEST(cli_errors)
+{
+    const char *args = bad_cli[_i].args;
+    Result *r = run(&decay, args);
+    ck_assert_msg(r->status == 1, "%s: status %d", args, r->status);
+    ASSERT_ERR(r, bad_cli[_i].message);
+}
+END_TEST
+
+START_TEST(start_after_default_stop)
+{
+    Result *r = run(&decay, "--start 5");  /* default stop 1 < 5: stop = 5 + 1 */
+    ck_assert_int_eq(r->status, 0);
+    ck_assert_double_eq(r->csv.v[0][0], 5.0);
+    ck_assert_double_eq(r->csv.v[r->csv.nrows - 1][0], 6.0);
+}
+END_TEST
+
+START_TEST(cli_arity)
+{
+    ck_assert_int_eq(dyrt_option_arity("--stop"), 1);
+    ck_assert_int_eq(dyrt_option_arity("--stop=3"), 0);
+    ck_assert_int_eq(dyrt_option_arity("-p"), 1);
+    ck_assert_int_eq(dyrt_option_arity("-pk=1"), 0);
+    ck_assert_int_eq(dyrt_option_arity("-v"), 0);
+    ck_assert_int_eq(dyrt_option_arity("--model"), -1);
+}
+END_TEST
+
+START_TEST(cli_equals_form)
+{
+    Result *r = run(&decay, "--stop=2 --interval=1 -pk=1");
+    ck_assert_int_eq(r->status, 0);
+    ck_assert_int_eq(r->csv.nrows, 3);
+    ck_assert(fabs(r->csv.v[2][1] - exp(-2.0)) < 1e-5);
+}
+END_TEST
+
+/* ------------------ model 2: index-1 DAE  x' = z, 0 = z + x; x(0) = 1 */
+
+static const char *const dae_y[] = {"x", "z"};
+static const unsigned char dae_diff[] = {1, 0};
+static const char *const dae_out[] = {"x", "z"};
+static const int32_t dae_col[] = {0, 2, 4}, dae_row[] = {0, 1, 0, 1};
+
+static void no_params(double *p, const unsigned char *given)
+{
+    (void)p; (void)given;
+}
+
+static void dae_start(double t0, const double *p, double *y, double *yp)
+{
+    (void)t0; (void)p;
+    y[0] = 1.0;
+    y[1] = 0.0;                /* a bad guess: IDACalcIC must find z = -1 */
+    yp[0] = yp[1] = 0.0;
+}
+
+static int dae_res(double t, const double *y, const double *yp, const double *p, double *r)
+{
+    (void)t; (void)p;
+    r[0] = yp[0] - y[1];
+    r[1] = y[1] + y[0];
+    return 0;
+}
+
+static int dae_jac(double t, const double *y, const double *yp, const double *p, double cj,
+                   double *v)
+{
+    (void)t; (void)y; (void)yp; (void)p;
+    v[0] = cj;                 /* dr0/dx */
+    v[1] = 1.0;                /* dr1/dx */
+    v[2] = -1.0;               /* dr0/dz */
+    v[3] = 1.0;                /* dr1/dz */
+    return 0;
+}
+
+static void two_outputs(double t, const double *y, const double *yp, const double *p, double *o)
+{
+    (void)t; (void)yp; (void)p;
+    o[0] = y[0];
+    o[1] = y[1];
+}
+
+static const DyrtModel dae = {
+    .abi_version = DYRT_ABI_VERSION, .name = "Test.DAE",
+    .ny = 2, .nout = 2,
+    .y_names = dae_y, .y_is_diff = dae_diff, .out_names = dae_out,
+    .jac_nnz = 4, .jac_colptr = dae_col, .jac_rowidx = dae_row,
+    .param_defaults = no_params, .start = dae_start, .residual = dae_res,
+    .jacobian = dae_jac, .outputs = two_outputs,
+    .defaults = {.stop = 1, .interval = 0.25},
+};
+
+START_TEST(dae_index1)
+{
+    Result *r = run(&dae, "--rtol 1e-8 --atol 1e-12");
+    ck_assert_int_eq(r->status, 0);
+    const Csv *c = &r->csv;
+    ck_assert_int_eq(c->nrows, 5);
+    double ex = fabs(c->v[4][1] - exp(-1.0)), ez = fabs(c->v[4][2] + exp(-1.0));
+    double e0 = fabs(c->v[0][2] + 1.0);
+    fprintf(stderr, "dae: |x(1)-e^-1| = %.3g, |z(1)+e^-1| = %.3g, |z(0)+1| = %.3g\n", ex, ez, e0);
+    ck_assert(ex < 1e-6 && ez < 1e-6 && e0 < 1e-8);
+}
+END_TEST
+
+/* -------------------- model 3: y' = -y, but the residual is NaN after 0.5 */
+
+static int nan_res(double t, const double *y, const double *yp, const double *p, double *r)
+{
+    (void)p;
+    r[0] = t > 0.55 ? NAN : yp[0] + y[0];
+    return 0;
+}
+
+static int unit_jac(double t, const double *y, const double *yp, const double *p, double cj,
+                    double *v)
+{
+    (void)t; (void)y; (void)yp; (void)p;
+    v[0] = cj + 1.0;
+    return 0;
+}
+
+static void unit_start(double t0, const double *p, double *y, double *yp)
+{
+    (void)t0; (void)p;
+    y[0] = 1.0;
+    yp[0] = -1.0;
+}
+
+static void one_output(double t, const double *y, const double *yp, const double *p, double *o)
+{
+    (void)t; (void)yp; (void)p;
+    o[0] = y[0];
+}
+
+static const DyrtModel nanmodel = {
+    .abi_version = DYRT_ABI_VERSION, .name = "Test.NaN",
+    .ny = 1, .nout = 1,
+    .y_names = decay_y, .y_is_diff = decay_diff, .out_names = decay_out,
+    .jac_nnz = 1, .jac_colptr = col1, .jac_rowidx = row1,
+    .param_defaults = no_params, .start = unit_start, .residual = nan_res,
+    .jacobian = unit_jac, .outputs = one_output,
+    .defaults = {.stop = 1, .interval = 0.1},
+};
+
+START_TEST(nan_failure_keeps_rows)
+{
+    Result *r = run(&nanmodel, "");
+    ck_assert_int_eq(r->status, 1);
+    ASSERT_ERR(r, "error: simulation failed at t = ");
+    ASSERT_ERR(r, "residual 0 was not finite");
+    ASSERT_ERR(r, "last step size h = ");
+    ck_assert_msg(r->csv.nrows == 6, "rows %d", r->csv.nrows); /* 0 .. 0.5 */
+    ck_assert(fabs(r->csv.v[5][1] - exp(-0.5)) < 1e-4);
+}
+END_TEST
+
+/* ---------- model 4: zero crossing.  y' = -2 while y > 0.5, else y' = -1 */
+
+static int switch_res(double t, const double *y, const double *yp, const double *p, double *r)
+{
+    (void)t; (void)p;
+    r[0] = yp[0] + (y[0] > 0.5 ? 2.0 : 1.0);
+    return 0;
+}
+
+static int switch_jac(double t, const double *y, const double *yp, const double *p, double cj,
+                      double *v)
+{
+    (void)t; (void)y; (void)yp; (void)p;
+    v[0] = cj;
+    return 0;
+}
+
+static void switch_g(double t, const double *y, const double *yp, const double *p, double *g)
+{
+    (void)t; (void)yp; (void)p;
+    g[0] = y[0] - 0.5;
+}
+
+static const DyrtModel switcher = {
+    .abi_version = DYRT_ABI_VERSION, .name = "Test.Switch",
+    .ny = 1, .nout = 1, .nz = 1,
+    .y_names = decay_y, .y_is_diff = decay_diff, .out_names = decay_out,
+    .jac_nnz = 1, .jac_colptr = col1, .jac_rowidx = row1,
+    .param_defaults = no_params, .start = unit_start, .residual = switch_res,
+    .jacobian = switch_jac, .outputs = one_output, .zero_crossings = switch_g,
+    .defaults = {.stop = 1, .interval = 0.125},
+};
+
+START_TEST(zero_crossing)
+{
+    Result *r = run(&switcher, "-v --rtol 1e-8 --atol 1e-10");
+    ck_assert_int_eq(r->status, 0);
+    const Csv *c = &r->csv;
+    ck_assert_int_eq(c->nrows, 9);
+    double maxerr = 0;
+    for (int i = 0; i < c->nrows; i++) {
+        double t = c->v[i][0], exact = t <= 0.25 ? 1 - 2 * t : 0.5 - (t - 0.25);
+        maxerr = fmax(maxerr, fabs(c->v[i][1] - exact));
+    }
+    fprintf(stderr, "switch: max error %.3g\n", maxerr);
+    ck_assert_msg(maxerr < 1e-6, "max error %g", maxerr);
+    ASSERT_ERR(r, "events 1,");
+}
+END_TEST
+
+/* ---- model 5: init system with a missing parameter.  y' = -k y, y(0) = 1,
+ * k missing, determined by the initial relation y'(0) = -3.
+ * z = [y, y', k];  r = [y - 1, y' + k y, y' + 3]. */
+
+static const char *const miss_pn[] = {"k"};
+static const unsigned char miss_pf[] = {DYRT_PARAM_MISSING};
+static const char *const miss_zn[] = {"y", "der(y)", "k"};
+static const int32_t miss_col[] = {0, 2, 4, 5}, miss_row[] = {0, 1, 1, 2, 1};
+static const char *const miss_out[] = {"y", "k"};
+
+static void miss_defaults(double *p, const unsigned char *given)
+{
+    if (!given[0]) p[0] = NAN;
+}
+
+static int miss_ires(double t, const double *z, const double *p, double *r)
+{
+    (void)t; (void)p;
+    r[0] = z[0] - 1.0;
+    r[1] = z[1] + z[2] * z[0];
+    r[2] = z[1] + 3.0;
+    return 0;
+}
+
+static int miss_ijac(double t, const double *z, const double *p, double *v)
+{
+    (void)t; (void)p;
+    v[0] = 1.0;                /* col y:  r0, r1 */
+    v[1] = z[2];
+    v[2] = 1.0;                /* col y': r1, r2 */
+    v[3] = 1.0;
+    v[4] = z[0];               /* col k:  r1 */
+    return 0;
+}
+
+static void miss_guess(double t, const double *p, double *z)
+{
+    (void)t; (void)p;
+    z[0] = 0.0;
+    z[1] = 0.0;
+    z[2] = 1.0;
+}
+
+static void miss_finish(double t, const double *z, double *p, double *y, double *yp)
+{
+    (void)t;
+    p[0] = z[2];
+    y[0] = z[0];
+    yp[0] = z[1];
+}
+
+static void miss_outputs(double t, const double *y, const double *yp, const double *p, double *o)
+{
+    (void)t; (void)yp;
+    o[0] = y[0];
+    o[1] = p[0];
+}
+
+static const DyrtModel missing = {
+    .abi_version = DYRT_ABI_VERSION, .name = "Test.Missing",
+    .ny = 1, .np = 1, .nout = 2,
+    .y_names = decay_y, .y_is_diff = decay_diff,
+    .param_names = miss_pn, .param_flags = miss_pf, .out_names = miss_out,
+    .jac_nnz = 1, .jac_colptr = col1, .jac_rowidx = row1,
+    .param_defaults = miss_defaults, .start = decay_start, .residual = decay_res,
+    .jacobian = decay_jac, .outputs = miss_outputs,
+    .init_n = 3, .init_nnz = 5, .init_colptr = miss_col, .init_rowidx = miss_row,
+    .init_names = miss_zn, .init_residual = miss_ires, .init_jacobian = miss_ijac,
+    .init_guess = miss_guess, .init_finish = miss_finish,
+    .defaults = {.stop = 1, .interval = 0.5},
+};
+
+START_TEST(init_missing_parameter)
+{
+    Result *r = run(&missing, "--rtol 1e-8 --atol 1e-12");
+    ck_assert_msg(r->status == 0, "%s", r->err);
+    const Csv *c = &r->csv;
+    ck_assert_int_eq(c->nrows, 3);
+    double ek = fabs(c->v[0][col(c, "k")] - 3.0), ey = fabs(c->v[2][1] - exp(-3.0));
+    fprintf(stderr, "missing: |k-3| = %.3g, |y(1)-exp(-3)| = %.3g\n", ek, ey);
+    ck_assert(ek < 1e-12 && ey < 1e-6);
+}
+END_TEST
+
+START_TEST(init_missing_parameter_not_settable)
+{
+    Result *r = run(&missing, "-p k=2");
+    ck_assert_int_eq(r->status, 1);
+    ASSERT_ERR(r, "error: parameter 'k' is missing");
+    r = run(&missing, "--initial y=2");
+    ck_assert_int_eq(r->status, 1);
+    ASSERT_ERR(r, "error: --initial y: not supported");
+}
+END_TEST
+
+/* ---- model 6: an initialization system without a solution: z^2 + 1 = 0 */
+
+static const char *const bad_zn[] = {"y"};
+
+static int bad_ires(double t, const double *z, const double *p, double *r)
+{
+    (void)t; (void)p;
+    r[0] = z[0] * z[0] + 1.0;
+    return 0;
+}
+
+static int bad_ijac(double t, const double *z, const double *p, double *v)
+{
+    (void)t; (void)p;
+    v[0] = 2.0 * z[0];
+    return 0;
+}
+
+static void bad_guess(double t, const double *p, double *z)
+{
+    (void)t; (void)p;
+    z[0] = 0.7;
+}
+
+static void bad_finish(double t, const double *z, double *p, double *y, double *yp)
+{
+    (void)t; (void)p;
+    y[0] = z[0];
+    yp[0] = -z[0];
+}
+
+static const DyrtModel badinit = {
+    .abi_version = DYRT_ABI_VERSION, .name = "Test.BadInit",
+    .ny = 1, .nout = 1,
+    .y_names = decay_y, .y_is_diff = decay_diff, .out_names = decay_out,
+    .jac_nnz = 1, .jac_colptr = col1, .jac_rowidx = row1,
+    .param_defaults = no_params, .start = unit_start, .residual = nan_res,
+    .jacobian = unit_jac, .outputs = one_output,
+    .init_n = 1, .init_nnz = 1, .init_colptr = col1, .init_rowidx = row1,
+    .init_names = bad_zn, .init_residual = bad_ires, .init_jacobian = bad_ijac,
+    .init_guess = bad_guess, .init_finish = bad_finish,
+    .defaults = {.stop = 1},
+};
+
+START_TEST(init_failure)
+{
+    Result *r = run(&badinit, "");
+    ck_assert_int_eq(r->status, 1);
+    ASSERT_ERR(r, "error: initialization failed: ");
+    ASSERT_ERR(r, "largest residuals: equation 0 (r = ");
+    ck_assert_int_eq(r->csv.nrows, 0);
+}
+END_TEST
+
+/* ---- model 7: 150 independent decays, y_i' = -(1 + i/150) y_i: KLU path */
+
+#define NBIG 150
+static char big_names[NBIG][16];
+static const char *big_y[NBIG];
+static unsigned char big_diff[NBIG];
+static int32_t big_col[NBIG + 1], big_row[NBIG];
+
+static double big_rate(int i)
+{
+    return 1.0 + (double)i / NBIG;
+}
+
+static int big_res(double t, const double *y, const double *yp, const double *p, double *r)
+{
+    (void)t; (void)p;
+    for (int i = 0; i < NBIG; i++)
+        r[i] = yp[i] + big_rate(i) * y[i];
+    return 0;
+}
+
+static int big_jac(double t, const double *y, const double *yp, const double *p, double cj,
+                   double *v)
+{
+    (void)t; (void)y; (void)yp; (void)p;
+    for (int i = 0; i < NBIG; i++)
+        v[i] = cj + big_rate(i);
+    return 0;
+}
+
+static void big_start(double t0, const double *p, double *y, double *yp)
+{
+    (void)t0; (void)p;
+    for (int i = 0; i < NBIG; i++) {
+        y[i] = 1.0;
+        yp[i] = 0.0;           /* IDACalcIC computes y' */
+    }
+}
+
+static void big_outputs(double t, const double *y, const double *yp, const double *p, double *o)
+{
+    (void)t; (void)yp; (void)p;
+    memcpy(o, y, sizeof(double) * NBIG);
+}
+
+static DyrtModel big = {
+    .abi_version = DYRT_ABI_VERSION, .name = "Test.Big",
+    .ny = NBIG, .nout = NBIG,
+    .y_names = big_y, .y_is_diff = big_diff, .out_names = big_y,
+    .jac_nnz = NBIG, .jac_colptr = big_col, .jac_rowidx = big_row,
+    .param_defaults = no_params, .start = big_start, .residual = big_res,
+    .jacobian = big_jac, .outputs = big_outputs,
+    .defaults = {.stop = 1, .interval = 0.5},
+};
+
+START_TEST(sparse_klu)
+{
+    for (int i = 0; i < NBIG; i++) {
+        snprintf(big_names[i], sizeof big_names[i], "y[%d]", i + 1);
+        big_y[i] = big_names[i];
+        big_diff[i] = 1;
+        big_col[i] = i;
+        big_row[i] = i;
+    }
+    big_col[NBIG] = NBIG;
+    Result *r = run(&big, "-v --rtol 1e-8 --atol 1e-12");
+    ck_assert_msg(r->status == 0, "%s", r->err);
+    ASSERT_ERR(r, "KLU sparse");
+    const Csv *c = &r->csv;
+    ck_assert_int_eq(c->ncols, NBIG + 1);
+    double maxerr = 0;
+    for (int i = 0; i < NBIG; i++)
+        maxerr = fmax(maxerr, fabs(c->v[2][i + 1] - exp(-big_rate(i))));
+    fprintf(stderr, "klu: max |y_i(1) - exp(-k_i)| = %.3g\n", maxerr);
+    ck_assert(maxerr < 1e-6);
+}
+END_TEST
+
+/* ------------------------------------------------ malformed descriptor */
+
+START_TEST(bad_descriptor)
+{
+    DyrtModel m = decay;
+    m.abi_version = 99;
+    Result *r = run(&m, "");
+    ck_assert_int_eq(r->status, 2);
+    ASSERT_ERR(r, "error: internal: bad model descriptor");
+}
+END_TEST
+
+static Suite *runtime_suite(void)
+{
+    Suite *s = suite_create("runtime");
+    TCase *tc = tcase_create("core");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, decay_closed_form);
+    tcase_add_test(tc, decay_param_override_and_dependent);
+    tcase_add_test(tc, decay_initial_override);
+    tcase_add_test(tc, decay_vars_and_saveat);
+    tcase_add_test(tc, decay_interval_not_dividing);
+    tcase_add_test(tc, decay_assertion_fails);
+    tcase_add_test(tc, decay_list_params);
+    tcase_add_test(tc, decay_verbose_stats);
+    tcase_add_loop_test(tc, cli_errors, 0, (int)(sizeof bad_cli / sizeof bad_cli[0]));
+    tcase_add_test(tc, start_after_default_stop);
+    tcase_add_test(tc, cli_arity);
+    tcase_add_test(tc, cli_equals_form);
+    tcase_add_test(tc, dae_index1);
+    tcase_add_test(tc, nan_failure_keeps_rows);
+    tcase_add_test(tc, zero_crossing);
+    tcase_add_test(tc, init_missing_parameter);
+    tcase_add_test(tc, init_missing_parameter_not_settable);
+    tcase_add_test(tc, init_failure);
+    tcase_add_test(tc, sparse_klu);
+    tcase_add_test(tc, bad_descriptor);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(runtime_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
