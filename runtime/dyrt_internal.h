@@ -62,6 +62,7 @@ typedef struct DyrtRun {
     int sparse;                /* 1: CSC + KLU, 0: dense */
     double *jvals;             /* [jac_nnz] scratch for the dense path */
     int *rootsfound;           /* [nz] */
+    double tstop_done;         /* the last model tstop restarted at */
     /* diagnostics */
     int bad_res;               /* index of the last non-finite residual, -1 */
     char ida_msg[256];         /* last message of SUNDIALS' error handler */

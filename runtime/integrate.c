@@ -167,16 +167,18 @@ static int initial_values(DyrtRun *r)
     return IDAReInit(r->ida, r->start, r->yy, r->yp) == IDA_SUCCESS ? 0 : DYRT_EXIT_INTERNAL;
 }
 
-/* The next stop time after the integrator's current time tn: the earliest
- * model tstop beyond tn, or the final time. */
+/* The next stop time at or after the integrator's current time tn: the
+ * earliest model tstop not yet handled, or the final time. */
 static double next_stop(const DyrtRun *r, double tn)
 {
     const DyrtSettings *d = &r->m->defaults;
     double eps = 1e-12 * fmax(1.0, fabs(tn));
     double best = r->stop;
-    for (int32_t k = 0; k < d->ntstops; k++)
-        if (d->tstops[k] > tn + eps && d->tstops[k] < best)
-            best = d->tstops[k];
+    for (int32_t k = 0; k < d->ntstops; k++) {
+        double ts = d->tstops[k];
+        if (ts > r->tstop_done + eps && ts >= tn - eps && ts < best)
+            best = ts;
+    }
     return best;
 }
 
@@ -210,23 +212,35 @@ static int on_event(DyrtRun *r, double t, double tout, Chatter *ch)
     return rc ? rc : restart(r, t, tout, "an event");
 }
 
+/* One IDASolve towards tout with the stop time at the next tstop; a
+ * return exactly at a model tstop restarts the integrator there. */
+static int step_to(DyrtRun *r, double tout, Chatter *ch, double *tret)
+{
+    double tn = r->start;
+    IDAGetCurrentTime(r->ida, &tn);
+    double tstop = next_stop(r, tn);
+    r->bad_res = -1;           /* only a NaN in this stretch explains a failure */
+    if (IDASetStopTime(r->ida, tstop) < 0)
+        return sim_failed(r, IDA_ILL_INPUT, "internal: bad stop time");
+    int flag = IDASolve(r->ida, tout, tret, r->yy, r->yp, IDA_NORMAL);
+    if (flag < 0)
+        return sim_failed(r, flag, NULL);
+    int rc = check_finite(r, *tret);
+    if (!rc && flag == IDA_ROOT_RETURN)
+        return on_event(r, *tret, tout, ch);
+    if (!rc && tstop < r->stop && fabs(*tret - tstop) <= 1e-12 * fmax(1.0, fabs(tstop))) {
+        r->tstop_done = tstop;
+        rc = restart(r, *tret, tout, "a time event");
+    }
+    return rc;
+}
+
 /* Integrate until t = tout, handling events and tstops on the way. */
 static int advance(DyrtRun *r, double tout, Chatter *ch)
 {
     for (;;) {
-        double tn = r->start, tret = tout;
-        IDAGetCurrentTime(r->ida, &tn);
-        r->bad_res = -1;       /* only a NaN in this stretch explains a failure */
-        if (IDASetStopTime(r->ida, next_stop(r, tn)) < 0)
-            return sim_failed(r, IDA_ILL_INPUT, "internal: bad stop time");
-        int flag = IDASolve(r->ida, tout, &tret, r->yy, r->yp, IDA_NORMAL);
-        if (flag < 0)
-            return sim_failed(r, flag, NULL);
-        int rc = check_finite(r, tret);
-        if (!rc && flag == IDA_ROOT_RETURN)
-            rc = on_event(r, tret, tout, ch);
-        else if (!rc && flag == IDA_TSTOP_RETURN && tret < r->stop)
-            rc = restart(r, tret, tout, "a time event");
+        double tret = tout;
+        int rc = step_to(r, tout, ch, &tret);
         if (rc || tret >= tout)
             return rc;
     }
@@ -237,6 +251,7 @@ static int integrate_ida(DyrtRun *r)
     int rc = initial_values(r);
     long k = 0;
     Chatter ch = {.t_last = -INFINITY, .count = 0};
+    r->tstop_done = -INFINITY;
     if (!rc && r->touts[0] <= r->start) {
         rc = row(r, r->start);
         k = 1;

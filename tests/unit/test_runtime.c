@@ -730,6 +730,51 @@ START_TEST(sparse_klu)
 }
 END_TEST
 
+/* ---- model 8: a time event as a tstop.  y' = (t < 0.5 ? 0 : 1), y(0) = 0 */
+
+static const double step_tstops[] = {0.5};
+
+static int step_res(double t, const double *y, const double *yp, const double *p, double *r)
+{
+    (void)y; (void)p;
+    r[0] = yp[0] - (t < 0.5 ? 0.0 : 1.0);
+    return 0;
+}
+
+static void zero_start(double t0, const double *p, double *y, double *yp)
+{
+    (void)t0; (void)p;
+    y[0] = 0.0;
+    yp[0] = 0.0;
+}
+
+static const DyrtModel stepper = {
+    .abi_version = DYRT_ABI_VERSION, .name = "Test.Step",
+    .ny = 1, .nout = 1,
+    .y_names = decay_y, .y_is_diff = decay_diff, .out_names = decay_out,
+    .jac_nnz = 1, .jac_colptr = col1, .jac_rowidx = row1,
+    .param_defaults = no_params, .start = zero_start, .residual = step_res,
+    .jacobian = switch_jac, .outputs = one_output,
+    .defaults = {.stop = 1, .interval = 0.25, .ntstops = 1, .tstops = step_tstops},
+};
+
+START_TEST(time_event_tstop)
+{
+    Result *r = run(&stepper, "-v --rtol 1e-8 --atol 1e-10");
+    ck_assert_msg(r->status == 0, "%s", r->err);
+    const Csv *c = &r->csv;
+    ck_assert_int_eq(c->nrows, 5);
+    double e1 = fabs(c->v[2][1]), e2 = fabs(c->v[4][1] - 0.5);
+    fprintf(stderr, "tstop: |y(0.5)| = %.3g, |y(1) - 0.5| = %.3g\n", e1, e2);
+    ck_assert(e1 < 1e-12 && e2 < 1e-8);
+    ASSERT_ERR(r, "re-initializations 1,");
+    r = run(&stepper, "-v --interval 0.3 --rtol 1e-8 --atol 1e-10"); /* tstop between rows */
+    ck_assert_int_eq(r->csv.nrows, 5);
+    ck_assert(fabs(r->csv.v[2][1] - 0.1) < 1e-8 && fabs(r->csv.v[4][1] - 0.5) < 1e-8);
+    ASSERT_ERR(r, "re-initializations 1,");
+}
+END_TEST
+
 /* ------------------------------------------------ malformed descriptor */
 
 START_TEST(bad_descriptor)
@@ -766,6 +811,7 @@ static Suite *runtime_suite(void)
     tcase_add_test(tc, init_missing_parameter_not_settable);
     tcase_add_test(tc, init_failure);
     tcase_add_test(tc, sparse_klu);
+    tcase_add_test(tc, time_event_tstop);
     tcase_add_test(tc, bad_descriptor);
     suite_add_tcase(s, tc);
     return s;
