@@ -1,0 +1,95 @@
+/*
+ * cg_emit.c -- the ahead-of-time entry points: object file, textual IR,
+ * size statistics.  Each builds a fresh LLVMContext and module, verifies,
+ * optimizes at CgOptions.opt_level and disposes everything before
+ * returning.
+ */
+#include <string.h>
+
+#include "cg_internal.h"
+
+void cg_options_init(CgOptions *o) {
+    memset(o, 0, sizeof *o);
+    o->opt_level = 2;
+}
+
+static const CgOptions *defaults(const CgOptions *o, CgOptions *buf) {
+    if (o) return o;
+    cg_options_init(buf);
+    return buf;
+}
+
+typedef int (*CgUse)(Cg *g, LLVMTargetMachineRef tm, void *ud);
+
+/* Build + optimize in a private context, then hand the module to `use`. */
+static int with_module(const System *s, const CgOptions *o, int host_cpu, CgUse use,
+                       void *ud) {
+    CgOptions buf;
+    o = defaults(o, &buf);
+    LLVMTargetMachineRef tm = cg_target_machine(o, host_cpu);
+    if (!tm) return 1;
+    LLVMContextRef ctx = LLVMContextCreate();
+    Cg g;
+    int rc = cg_build(&g, s, o, ctx, tm);
+    if (rc == 0) rc = cg_optimize(&g, tm);
+    if (rc == 0) rc = use(&g, tm, ud);
+    cg_dispose(&g);
+    LLVMContextDispose(ctx);
+    LLVMDisposeTargetMachine(tm);
+    return rc;
+}
+
+static int write_object(Cg *g, LLVMTargetMachineRef tm, void *ud) {
+    char *err = NULL;
+    if (LLVMTargetMachineEmitToFile(tm, g->mod, (char *)ud, LLVMObjectFile, &err)) {
+        diag_error((Span){0}, "cannot write object file '%s': %s", (char *)ud,
+                   err ? err : "?");
+        LLVMDisposeMessage(err);
+        return 1;
+    }
+    return 0;
+}
+
+int cg_emit_object(const System *s, const CgOptions *o, const char *obj_path) {
+    int native = o && o->native_cpu;
+    return with_module(s, o, native, write_object, (void *)obj_path);
+}
+
+static int print_ir(Cg *g, LLVMTargetMachineRef tm, void *ud) {
+    (void)tm;
+    char *text = LLVMPrintModuleToString(g->mod);
+    fputs(text, (FILE *)ud);
+    LLVMDisposeMessage(text);
+    return 0;
+}
+
+int cg_dump_ir(const System *s, const CgOptions *o, FILE *out) {
+    return with_module(s, o, 0, print_ir, out);
+}
+
+static uint32_t count_instructions(LLVMValueRef fn) {
+    uint32_t n = 0;
+    for (LLVMBasicBlockRef b = LLVMGetFirstBasicBlock(fn); b; b = LLVMGetNextBasicBlock(b))
+        for (LLVMValueRef i = LLVMGetFirstInstruction(b); i; i = LLVMGetNextInstruction(i))
+            n++;
+    return n;
+}
+
+static int collect_stats(Cg *g, LLVMTargetMachineRef tm, void *ud) {
+    (void)tm;
+    CgStats *st = ud;
+    memset(st, 0, sizeof *st);
+    for (LLVMValueRef f = LLVMGetFirstFunction(g->mod); f; f = LLVMGetNextFunction(f)) {
+        if (LLVMIsDeclaration(f)) continue;
+        st->functions++;
+        uint32_t n = count_instructions(f);
+        if (n > st->max_instructions) st->max_instructions = n;
+    }
+    st->chunks = g->nchunks;
+    st->max_chunk_nodes = g->max_chunk_nodes;
+    return 0;
+}
+
+int cg_stats(const System *s, const CgOptions *o, CgStats *out) {
+    return with_module(s, o, 0, collect_stats, out);
+}

@@ -1,0 +1,112 @@
+/*
+ * cg_internal.h -- shared state of the codegen files (never included
+ * outside compiler/codegen/).
+ *
+ * A Cg holds one LLVM module under construction.  Emission works on "items":
+ * one item = one double stored into one slot of an output array, computed
+ * from Expr(s).  An entry function (residual, jacobian, ...) is a list of
+ * items cut into chunk functions of bounded size (Cg.chunk_cap expression
+ * nodes); each chunk emits every DAG node once (memo keyed by Expr.id,
+ * reset per chunk by bumping a stamp).
+ *
+ * Invariants
+ *   - Every function takes its arguments in a fixed order given by its
+ *     CgFnSpec; leaves load from the argument of their role (CG_ARG_Y for
+ *     EXPR_Y, ...), EXPR_TIME is the double argument CG_ARG_T.
+ *   - No fast-math flags anywhere: plain IEEE fadd/fmul/fdiv.
+ *   - Chunks are internal, noinline, nounwind; entry functions internal,
+ *     nounwind; only `dyad_model` is exported.
+ */
+#ifndef DYADC_CG_INTERNAL_H
+#define DYADC_CG_INTERNAL_H
+
+#include <llvm-c/Core.h>
+#include <llvm-c/TargetMachine.h>
+
+#include "codegen.h"
+
+/* argument roles of generated functions */
+typedef enum {
+    CG_ARG_T,      /* double t (or t0) */
+    CG_ARG_Y,      /* double *y */
+    CG_ARG_YP,     /* double *yp */
+    CG_ARG_P,      /* double *p */
+    CG_ARG_Z,      /* double *z */
+    CG_ARG_CJ,     /* double cj */
+    CG_ARG_GIVEN,  /* const unsigned char *given */
+    CG_ARG_OUT,    /* double *r / vals / out / g */
+    CG_ARG_COUNT
+} CgArg;
+
+/* what a generated function returns */
+typedef enum {
+    CG_RET_VOID,   /* void */
+    CG_RET_STATUS, /* int: 0, or 1 if some stored value is NaN */
+    CG_RET_ASSERT  /* int: 0, or 1 + index of the first item equal to 0/NaN */
+} CgRet;
+
+typedef struct CgFnSpec {
+    const char *name;          /* entry function name; chunks get ".<k>" */
+    CgRet ret;
+    int nargs;
+    CgArg args[6];             /* roles in C parameter order */
+} CgFnSpec;
+
+/* One stored value: dest[dest_index] = a + cj*b.  a or b NULL = absent
+ * term.  guard_given: store only where !given[dest_index] (param
+ * defaults).  copy_arg >= 0: the value is arg[copy_arg][copy_index]
+ * instead (init_finish). */
+typedef struct CgItem {
+    Expr *a, *b;
+    uint32_t dest_index;
+    uint8_t dest_arg;          /* CgArg */
+    uint8_t guard_given;
+    int8_t copy_arg;           /* CgArg or -1 */
+    uint32_t copy_index;
+} CgItem;
+
+typedef struct Cg {
+    const System *sys;
+    const CgOptions *opt;
+    Arena *arena;              /* scratch for item lists and memo tables */
+    LLVMContextRef ctx;
+    LLVMModuleRef mod;
+    LLVMBuilderRef bld;
+    LLVMTypeRef t_f64, t_i32, t_i8, t_i1, t_ptr;
+    uint32_t chunk_cap;        /* node cap per chunk */
+
+    /* per-chunk memo, indexed by Expr.id */
+    uint32_t nids;
+    LLVMValueRef *memo;
+    uint32_t *memo_stamp;      /* == stamp: memo valid in this chunk */
+    uint32_t *count_stamp;     /* == stamp: already counted in this chunk */
+    uint32_t stamp;
+    Vec(Expr *) stack;         /* explicit DFS stack (deep DAGs) */
+
+    LLVMValueRef args[CG_ARG_COUNT]; /* current function's arguments by role */
+    int failed;                /* an internal error was reported */
+    uint32_t nchunks;          /* statistics */
+    uint32_t max_chunk_nodes;
+} Cg;
+
+/* cg_expr.c */
+LLVMValueRef cg_expr(Cg *g, Expr *e);
+LLVMValueRef cg_load(Cg *g, CgArg arg, uint32_t index);
+LLVMValueRef cg_slot(Cg *g, CgArg arg, uint32_t index);
+uint32_t cg_count_new(Cg *g, Expr *e);
+void cg_memo_set(Cg *g, Expr *e, LLVMValueRef v);
+
+/* cg_chunk.c */
+LLVMValueRef cg_emit_function(Cg *g, const CgFnSpec *spec, const CgItem *items,
+                              uint32_t nitems);
+
+/* cg_module.c */
+int cg_build(Cg *g, const System *s, const CgOptions *o, LLVMContextRef ctx,
+             LLVMTargetMachineRef tm);
+void cg_dispose(Cg *g);
+
+/* cg_target.c */
+LLVMTargetMachineRef cg_target_machine(const CgOptions *o, int host_cpu);
+int cg_optimize(Cg *g, LLVMTargetMachineRef tm);
+
+#endif

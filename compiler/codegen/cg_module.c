@@ -1,0 +1,387 @@
+/*
+ * cg_module.c -- a System -> one LLVM module: the model functions, the
+ * constant arrays and the exported `const DyrtModel dyad_model`.
+ *
+ * Input: a System (structure/system.h) whose Exprs use codegen-level leaves.
+ * Output: g->mod, not yet verified or optimized.
+ *
+ * The descriptor's LLVM struct type is built from the X-macro lists below,
+ * which name every DyrtModel / DyrtSettings field with its LLVM kind; the
+ * values are assigned by field name into arrays indexed by the same lists,
+ * and cg_build checks every LLVM field offset and the total size against
+ * offsetof/sizeof of the C struct, so the ABI cannot drift silently.
+ * Optional functions (zero_crossings, check_asserts, init_*) and empty
+ * arrays are null pointers.
+ */
+#include <stddef.h>
+#include <string.h>
+
+#include "cg_internal.h"
+
+/* ---------- descriptor layout ---------- */
+
+#define MODEL_FIELDS(X)                                                  \
+    X(I32, abi_version) X(PTR, name)                                     \
+    X(I32, ny) X(I32, np) X(I32, nout) X(I32, nz) X(I32, nassert)        \
+    X(PTR, y_names) X(PTR, y_is_diff) X(PTR, param_names)                \
+    X(PTR, param_flags) X(PTR, out_names) X(PTR, assert_messages)        \
+    X(I32, jac_nnz) X(PTR, jac_colptr) X(PTR, jac_rowidx)                \
+    X(PTR, param_defaults) X(PTR, start) X(PTR, residual)                \
+    X(PTR, jacobian) X(PTR, outputs) X(PTR, zero_crossings)              \
+    X(PTR, check_asserts)                                                \
+    X(I32, init_n) X(I32, init_nnz) X(PTR, init_colptr)                  \
+    X(PTR, init_rowidx) X(PTR, init_names) X(PTR, init_residual)         \
+    X(PTR, init_jacobian) X(PTR, init_guess) X(PTR, init_finish)         \
+    X(SETTINGS, defaults)
+
+#define SETTINGS_FIELDS(X)                                               \
+    X(F64, start) X(F64, stop) X(F64, interval) X(F64, rtol)             \
+    X(F64, atol) X(F64, dtmax) X(I32, ntstops) X(PTR, tstops)
+
+enum {
+#define X(kind, f) MF_##f,
+    MODEL_FIELDS(X)
+#undef X
+    MF_COUNT
+};
+enum {
+#define X(kind, f) SF_##f,
+    SETTINGS_FIELDS(X)
+#undef X
+    SF_COUNT
+};
+
+typedef enum { I32, PTR, F64, SETTINGS } FieldKind;
+
+static const FieldKind model_kinds[MF_COUNT] = {
+#define X(kind, f) kind,
+    MODEL_FIELDS(X)
+#undef X
+};
+static const size_t model_offsets[MF_COUNT] = {
+#define X(kind, f) offsetof(DyrtModel, f),
+    MODEL_FIELDS(X)
+#undef X
+};
+static const FieldKind settings_kinds[SF_COUNT] = {
+#define X(kind, f) kind,
+    SETTINGS_FIELDS(X)
+#undef X
+};
+static const size_t settings_offsets[SF_COUNT] = {
+#define X(kind, f) offsetof(DyrtSettings, f),
+    SETTINGS_FIELDS(X)
+#undef X
+};
+
+static LLVMTypeRef kind_type(Cg *g, FieldKind k, LLVMTypeRef settings) {
+    switch (k) {
+    case I32: return g->t_i32;
+    case PTR: return g->t_ptr;
+    case F64: return g->t_f64;
+    case SETTINGS: return settings;
+    }
+    return g->t_i32;
+}
+
+static LLVMTypeRef struct_type(Cg *g, const char *name, const FieldKind *kinds, int n,
+                               LLVMTypeRef settings) {
+    LLVMTypeRef ts[MF_COUNT];
+    for (int i = 0; i < n; i++) ts[i] = kind_type(g, kinds[i], settings);
+    LLVMTypeRef t = LLVMStructCreateNamed(g->ctx, name);
+    LLVMStructSetBody(t, ts, (unsigned)n, 0);
+    return t;
+}
+
+static int check_layout(LLVMTargetDataRef td, LLVMTypeRef t, const size_t *offs, int n,
+                        size_t size, const char *what) {
+    for (int i = 0; i < n; i++)
+        if (LLVMOffsetOfElement(td, t, (unsigned)i) != offs[i]) {
+            diag_internal("codegen: %s field %d at offset %llu, C has %zu", what, i,
+                          (unsigned long long)LLVMOffsetOfElement(td, t, (unsigned)i), offs[i]);
+            return 1;
+        }
+    if (LLVMABISizeOfType(td, t) != size) {
+        diag_internal("codegen: %s has size %llu, C has %zu", what,
+                      (unsigned long long)LLVMABISizeOfType(td, t), size);
+        return 1;
+    }
+    return 0;
+}
+
+/* ---------- constant globals ---------- */
+
+static LLVMValueRef null_ptr(Cg *g) { return LLVMConstNull(g->t_ptr); }
+
+static LLVMValueRef const_global(Cg *g, const char *name, LLVMValueRef init) {
+    LLVMValueRef gv = LLVMAddGlobal(g->mod, LLVMTypeOf(init), name);
+    LLVMSetInitializer(gv, init);
+    LLVMSetGlobalConstant(gv, 1);
+    LLVMSetLinkage(gv, LLVMPrivateLinkage);
+    LLVMSetUnnamedAddress(gv, LLVMGlobalUnnamedAddr);
+    return gv;
+}
+
+static LLVMValueRef string_ptr(Cg *g, const char *s) {
+    if (!s) s = "";
+    LLVMValueRef init = LLVMConstStringInContext(g->ctx, s, (unsigned)strlen(s), 0);
+    return const_global(g, "str", init);
+}
+
+static LLVMValueRef array_global(Cg *g, const char *name, LLVMTypeRef elem,
+                                 LLVMValueRef *vals, uint32_t n) {
+    return const_global(g, name, LLVMConstArray2(elem, vals, n));
+}
+
+static LLVMValueRef names_global(Cg *g, const char *name, const char *const *names,
+                                 uint32_t n) {
+    if (n == 0 || !names) return null_ptr(g);
+    LLVMValueRef *v = ARENA_ARRAY(g->arena, LLVMValueRef, n);
+    for (uint32_t i = 0; i < n; i++) v[i] = string_ptr(g, names[i]);
+    return array_global(g, name, g->t_ptr, v, n);
+}
+
+static LLVMValueRef u8_global(Cg *g, const char *name, const unsigned char *a, uint32_t n) {
+    if (n == 0 || !a) return null_ptr(g);
+    LLVMValueRef *v = ARENA_ARRAY(g->arena, LLVMValueRef, n);
+    for (uint32_t i = 0; i < n; i++) v[i] = LLVMConstInt(g->t_i8, a[i], 0);
+    return array_global(g, name, g->t_i8, v, n);
+}
+
+static LLVMValueRef i32_global(Cg *g, const char *name, const int32_t *a, uint32_t n) {
+    if (n == 0 || !a) return null_ptr(g);
+    LLVMValueRef *v = ARENA_ARRAY(g->arena, LLVMValueRef, n);
+    for (uint32_t i = 0; i < n; i++) v[i] = LLVMConstInt(g->t_i32, (uint32_t)a[i], 1);
+    return array_global(g, name, g->t_i32, v, n);
+}
+
+static LLVMValueRef f64_global(Cg *g, const char *name, const double *a, uint32_t n) {
+    if (n == 0 || !a) return null_ptr(g);
+    LLVMValueRef *v = ARENA_ARRAY(g->arena, LLVMValueRef, n);
+    for (uint32_t i = 0; i < n; i++) v[i] = LLVMConstReal(g->t_f64, a[i]);
+    return array_global(g, name, g->t_f64, v, n);
+}
+
+/* ---------- model functions ---------- */
+
+static const CgFnSpec spec_params = {"dyad_param_defaults", CG_RET_VOID, 2,
+                                     {CG_ARG_P, CG_ARG_GIVEN}};
+static const CgFnSpec spec_start = {"dyad_start", CG_RET_VOID, 4,
+                                    {CG_ARG_T, CG_ARG_P, CG_ARG_Y, CG_ARG_YP}};
+static const CgFnSpec spec_resid = {"dyad_residual", CG_RET_STATUS, 5,
+                                    {CG_ARG_T, CG_ARG_Y, CG_ARG_YP, CG_ARG_P, CG_ARG_OUT}};
+static const CgFnSpec spec_jac = {"dyad_jacobian", CG_RET_STATUS, 6,
+                                  {CG_ARG_T, CG_ARG_Y, CG_ARG_YP, CG_ARG_P, CG_ARG_CJ,
+                                   CG_ARG_OUT}};
+static const CgFnSpec spec_out = {"dyad_outputs", CG_RET_VOID, 5,
+                                  {CG_ARG_T, CG_ARG_Y, CG_ARG_YP, CG_ARG_P, CG_ARG_OUT}};
+static const CgFnSpec spec_zc = {"dyad_zero_crossings", CG_RET_VOID, 5,
+                                 {CG_ARG_T, CG_ARG_Y, CG_ARG_YP, CG_ARG_P, CG_ARG_OUT}};
+static const CgFnSpec spec_assert = {"dyad_check_asserts", CG_RET_ASSERT, 4,
+                                     {CG_ARG_T, CG_ARG_Y, CG_ARG_YP, CG_ARG_P}};
+static const CgFnSpec spec_iresid = {"dyad_init_residual", CG_RET_STATUS, 4,
+                                     {CG_ARG_T, CG_ARG_Z, CG_ARG_P, CG_ARG_OUT}};
+static const CgFnSpec spec_ijac = {"dyad_init_jacobian", CG_RET_STATUS, 4,
+                                   {CG_ARG_T, CG_ARG_Z, CG_ARG_P, CG_ARG_OUT}};
+static const CgFnSpec spec_iguess = {"dyad_init_guess", CG_RET_VOID, 3,
+                                     {CG_ARG_T, CG_ARG_P, CG_ARG_Z}};
+static const CgFnSpec spec_ifinish = {"dyad_init_finish", CG_RET_VOID, 5,
+                                      {CG_ARG_T, CG_ARG_Z, CG_ARG_P, CG_ARG_Y, CG_ARG_YP}};
+
+static CgItem item(Expr *a, CgArg dest, uint32_t index) {
+    return (CgItem){.a = a, .dest_arg = (uint8_t)dest, .dest_index = index, .copy_arg = -1};
+}
+
+static CgItem *new_items(Cg *g, uint32_t n) { return ARENA_ARRAY(g->arena, CgItem, n ? n : 1); }
+
+/* out[i] = list[i] for a whole Expr list */
+static LLVMValueRef list_fn(Cg *g, const CgFnSpec *spec, Expr **list, uint32_t n,
+                            CgArg dest) {
+    CgItem *it = new_items(g, n);
+    for (uint32_t i = 0; i < n; i++) it[i] = item(list[i], dest, i);
+    return cg_emit_function(g, spec, it, n);
+}
+
+static LLVMValueRef params_fn(Cg *g, const System *s) {
+    CgItem *it = new_items(g, s->np);
+    uint32_t n = 0;
+    for (uint32_t k = 0; k < s->np; k++) {
+        uint32_t i = s->param_order ? s->param_order[k] : k;
+        if (!s->param_default || !s->param_default[i]) continue;
+        it[n] = item(s->param_default[i], CG_ARG_P, i);
+        it[n++].guard_given = 1;
+    }
+    return cg_emit_function(g, &spec_params, it, n);
+}
+
+static LLVMValueRef start_fn(Cg *g, const System *s) {
+    CgItem *it = new_items(g, 2 * s->ny);
+    for (uint32_t i = 0; i < s->ny; i++) {
+        it[i] = item(s->start ? s->start[i] : NULL, CG_ARG_Y, i);
+        it[s->ny + i] = item(s->start_yp ? s->start_yp[i] : NULL, CG_ARG_YP, i);
+    }
+    return cg_emit_function(g, &spec_start, it, 2 * s->ny);
+}
+
+static Expr *nonzero(Expr **list, uint32_t k) {
+    if (!list || !list[k] || expr_is_const_value(list[k], 0.0)) return NULL;
+    return list[k];
+}
+
+static LLVMValueRef jacobian_fn(Cg *g, const System *s) {
+    CgItem *it = new_items(g, s->jac_nnz);
+    for (uint32_t k = 0; k < s->jac_nnz; k++) {
+        it[k] = item(nonzero(s->jac_dy, k), CG_ARG_OUT, k);
+        it[k].b = nonzero(s->jac_dyp, k);
+    }
+    return cg_emit_function(g, &spec_jac, it, s->jac_nnz);
+}
+
+static CgArg target_arg(uint8_t kind) {
+    switch (kind) {
+    case EXPR_Y: return CG_ARG_Y;
+    case EXPR_YP: return CG_ARG_YP;
+    case EXPR_P: return CG_ARG_P;
+    default: return CG_ARG_COUNT;
+    }
+}
+
+static LLVMValueRef init_finish_fn(Cg *g, const System *s) {
+    CgItem *it = new_items(g, s->init_n);
+    for (uint32_t i = 0; i < s->init_n; i++) {
+        CgArg dest = target_arg(s->init_target_kind[i]);
+        if (dest == CG_ARG_COUNT) {
+            diag_internal("codegen: init unknown %u has target kind %d", i,
+                          (int)s->init_target_kind[i]);
+            g->failed = 1;
+            return NULL;
+        }
+        it[i] = item(NULL, dest, s->init_target_index[i]);
+        it[i].copy_arg = CG_ARG_Z;
+        it[i].copy_index = i;
+    }
+    return cg_emit_function(g, &spec_ifinish, it, s->init_n);
+}
+
+/* ---------- the descriptor ---------- */
+
+static void fill_functions(Cg *g, const System *s, LLVMValueRef *v) {
+    v[MF_param_defaults] = params_fn(g, s);
+    v[MF_start] = start_fn(g, s);
+    v[MF_residual] = list_fn(g, &spec_resid, s->resid, s->ny, CG_ARG_OUT);
+    v[MF_jacobian] = jacobian_fn(g, s);
+    v[MF_outputs] = list_fn(g, &spec_out, s->out, s->nout, CG_ARG_OUT);
+    v[MF_zero_crossings] = s->nz ? list_fn(g, &spec_zc, s->zc, s->nz, CG_ARG_OUT) : NULL;
+    v[MF_check_asserts] =
+        s->nassert ? list_fn(g, &spec_assert, s->assert_cond, s->nassert, CG_ARG_OUT) : NULL;
+    if (s->init_n == 0) return;
+    v[MF_init_residual] = list_fn(g, &spec_iresid, s->init_resid, s->init_n, CG_ARG_OUT);
+    CgItem *it = new_items(g, s->init_nnz);
+    for (uint32_t k = 0; k < s->init_nnz; k++) it[k] = item(s->init_jac[k], CG_ARG_OUT, k);
+    v[MF_init_jacobian] = cg_emit_function(g, &spec_ijac, it, s->init_nnz);
+    v[MF_init_guess] = list_fn(g, &spec_iguess, s->init_guess, s->init_n, CG_ARG_Z);
+    v[MF_init_finish] = init_finish_fn(g, s);
+}
+
+static LLVMValueRef i32c(Cg *g, uint32_t x) { return LLVMConstInt(g->t_i32, x, 0); }
+
+static void fill_data(Cg *g, const System *s, LLVMValueRef *v) {
+    v[MF_abi_version] = i32c(g, DYRT_ABI_VERSION);
+    v[MF_name] = string_ptr(g, s->model_name);
+    v[MF_ny] = i32c(g, s->ny);
+    v[MF_np] = i32c(g, s->np);
+    v[MF_nout] = i32c(g, s->nout);
+    v[MF_nz] = i32c(g, s->nz);
+    v[MF_nassert] = i32c(g, s->nassert);
+    v[MF_y_names] = names_global(g, "y_names", s->y_names, s->ny);
+    v[MF_y_is_diff] = u8_global(g, "y_is_diff", s->y_is_diff, s->ny);
+    v[MF_param_names] = names_global(g, "param_names", s->param_names, s->np);
+    v[MF_param_flags] = u8_global(g, "param_flags", s->param_flags, s->np);
+    v[MF_out_names] = names_global(g, "out_names", s->out_names, s->nout);
+    v[MF_assert_messages] = names_global(g, "assert_messages", s->assert_msg, s->nassert);
+    v[MF_jac_nnz] = i32c(g, s->jac_nnz);
+    v[MF_jac_colptr] = i32_global(g, "jac_colptr", s->jac_colptr, s->ny + 1);
+    v[MF_jac_rowidx] = i32_global(g, "jac_rowidx", s->jac_rowidx, s->jac_nnz);
+    uint32_t in = s->init_n;
+    v[MF_init_n] = i32c(g, in);
+    v[MF_init_nnz] = i32c(g, in ? s->init_nnz : 0);
+    v[MF_init_colptr] = in ? i32_global(g, "init_colptr", s->init_colptr, in + 1) : NULL;
+    v[MF_init_rowidx] = in ? i32_global(g, "init_rowidx", s->init_rowidx, s->init_nnz) : NULL;
+    v[MF_init_names] = in ? names_global(g, "init_names", s->init_names, in) : NULL;
+}
+
+static LLVMValueRef settings_value(Cg *g, const System *s, LLVMTypeRef t) {
+    LLVMValueRef v[SF_COUNT];
+    v[SF_start] = LLVMConstReal(g->t_f64, s->start_time);
+    v[SF_stop] = LLVMConstReal(g->t_f64, s->stop_time);
+    v[SF_interval] = LLVMConstReal(g->t_f64, s->interval);
+    v[SF_rtol] = LLVMConstReal(g->t_f64, s->rtol);
+    v[SF_atol] = LLVMConstReal(g->t_f64, s->atol);
+    v[SF_dtmax] = LLVMConstReal(g->t_f64, s->dtmax);
+    v[SF_ntstops] = i32c(g, s->ntstops);
+    v[SF_tstops] = f64_global(g, "tstops", s->tstops, s->ntstops);
+    return LLVMConstNamedStruct(t, v, SF_COUNT);
+}
+
+static int emit_descriptor(Cg *g, const System *s, LLVMTargetDataRef td) {
+    LLVMTypeRef st = struct_type(g, "DyrtSettings", settings_kinds, SF_COUNT, NULL);
+    LLVMTypeRef mt = struct_type(g, "DyrtModel", model_kinds, MF_COUNT, st);
+    if (check_layout(td, st, settings_offsets, SF_COUNT, sizeof(DyrtSettings), "DyrtSettings") ||
+        check_layout(td, mt, model_offsets, MF_COUNT, sizeof(DyrtModel), "DyrtModel"))
+        return 1;
+    LLVMValueRef v[MF_COUNT] = {0};
+    fill_data(g, s, v);
+    fill_functions(g, s, v);
+    if (g->failed) return 1;
+    v[MF_defaults] = settings_value(g, s, st);
+    for (int i = 0; i < MF_COUNT; i++)
+        if (!v[i]) v[i] = null_ptr(g);
+    LLVMValueRef gv = LLVMAddGlobal(g->mod, mt, DYRT_MODEL_SYMBOL);
+    LLVMSetInitializer(gv, LLVMConstNamedStruct(mt, v, MF_COUNT));
+    LLVMSetGlobalConstant(gv, 1);
+    return 0;
+}
+
+/* ---------- setup ---------- */
+
+static void init_tables(Cg *g, const System *s) {
+    g->nids = s->ctx ? expr_count(s->ctx) : 0;
+    g->nids += 1;
+    g->memo = ARENA_ARRAY(g->arena, LLVMValueRef, g->nids);
+    g->memo_stamp = ARENA_ARRAY(g->arena, uint32_t, g->nids);
+    g->count_stamp = ARENA_ARRAY(g->arena, uint32_t, g->nids);
+    g->stamp = 1;
+}
+
+int cg_build(Cg *g, const System *s, const CgOptions *o, LLVMContextRef ctx,
+             LLVMTargetMachineRef tm) {
+    memset(g, 0, sizeof *g);
+    g->sys = s;
+    g->opt = o;
+    g->arena = arena_new();
+    g->ctx = ctx;
+    g->chunk_cap = o && o->chunk_nodes ? o->chunk_nodes : CG_CHUNK_MAX_NODES;
+    g->mod = LLVMModuleCreateWithNameInContext(s->model_name ? s->model_name : "model", ctx);
+    g->bld = LLVMCreateBuilderInContext(ctx);
+    g->t_f64 = LLVMDoubleTypeInContext(ctx);
+    g->t_i32 = LLVMInt32TypeInContext(ctx);
+    g->t_i8 = LLVMInt8TypeInContext(ctx);
+    g->t_i1 = LLVMInt1TypeInContext(ctx);
+    g->t_ptr = LLVMPointerTypeInContext(ctx, 0);
+    char *triple = LLVMGetTargetMachineTriple(tm);
+    LLVMSetTarget(g->mod, triple);
+    LLVMDisposeMessage(triple);
+    LLVMTargetDataRef td = LLVMCreateTargetDataLayout(tm);
+    LLVMSetModuleDataLayout(g->mod, td);
+    init_tables(g, s);
+    int rc = emit_descriptor(g, s, td);
+    LLVMDisposeTargetData(td);
+    return rc;
+}
+
+void cg_dispose(Cg *g) {
+    if (g->bld) LLVMDisposeBuilder(g->bld);
+    if (g->mod) LLVMDisposeModule(g->mod);
+    if (g->arena) arena_free(g->arena);
+    memset(g, 0, sizeof *g);
+}

@@ -1,0 +1,84 @@
+/*
+ * cg_target.c -- target machines and the verify -> optimize step.
+ *
+ * The host triple always; the CPU is the host's for the JIT (and for object
+ * files with CgOptions.native_cpu), "generic" otherwise, so an executable
+ * runs on any machine of its architecture.  Relocations are PIC.  The code
+ * generator's default FP-contraction mode fuses only llvm.fmuladd, which we
+ * never emit, so no FMA changes results between CPUs.
+ */
+#include <llvm-c/Analysis.h>
+#include <llvm-c/Error.h>
+#include <llvm-c/Target.h>
+#include <llvm-c/Transforms/PassBuilder.h>
+
+#include "cg_internal.h"
+
+static void init_llvm(void) {
+    static int done;
+    if (done) return;
+    LLVMInitializeNativeTarget();
+    LLVMInitializeNativeAsmPrinter();
+    done = 1;
+}
+
+static int clamp_level(const CgOptions *o) {
+    int l = o ? o->opt_level : 2;
+    return l < 0 ? 0 : l > 3 ? 3 : l;
+}
+
+static LLVMCodeGenOptLevel codegen_level(int l) {
+    switch (l) {
+    case 0: return LLVMCodeGenLevelNone;
+    case 1: return LLVMCodeGenLevelLess;
+    case 3: return LLVMCodeGenLevelAggressive;
+    default: return LLVMCodeGenLevelDefault;
+    }
+}
+
+LLVMTargetMachineRef cg_target_machine(const CgOptions *o, int host_cpu) {
+    init_llvm();
+    char *triple = LLVMGetDefaultTargetTriple();
+    char *err = NULL;
+    LLVMTargetRef target;
+    if (LLVMGetTargetFromTriple(triple, &target, &err)) {
+        diag_internal("codegen: no target for %s: %s", triple, err ? err : "?");
+        LLVMDisposeMessage(err);
+        LLVMDisposeMessage(triple);
+        return NULL;
+    }
+    char *cpu = host_cpu ? LLVMGetHostCPUName() : NULL;
+    char *features = host_cpu ? LLVMGetHostCPUFeatures() : NULL;
+    LLVMTargetMachineRef tm = LLVMCreateTargetMachine(
+        target, triple, cpu ? cpu : "generic", features ? features : "",
+        codegen_level(clamp_level(o)), LLVMRelocPIC, LLVMCodeModelDefault);
+    LLVMDisposeMessage(cpu);
+    LLVMDisposeMessage(features);
+    LLVMDisposeMessage(triple);
+    if (!tm) diag_internal("codegen: cannot create a target machine");
+    return tm;
+}
+
+static int verify(Cg *g) {
+    char *msg = NULL;
+    int bad = LLVMVerifyModule(g->mod, LLVMReturnStatusAction, &msg);
+    if (bad) diag_internal("codegen: invalid LLVM module: %s", msg ? msg : "?");
+    LLVMDisposeMessage(msg);
+    return bad;
+}
+
+int cg_optimize(Cg *g, LLVMTargetMachineRef tm) {
+    if (verify(g)) return 1;
+    char passes[32];
+    snprintf(passes, sizeof passes, "default<O%d>", clamp_level(g->opt));
+    LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions();
+    LLVMErrorRef e = LLVMRunPasses(g->mod, passes, tm, po);
+    LLVMDisposePassBuilderOptions(po);
+    if (e) {
+        char *msg = LLVMGetErrorMessage(e);
+        diag_internal("codegen: %s failed: %s", passes, msg);
+        LLVMDisposeErrorMessage(msg);
+        return 1;
+    }
+    return 0;
+}

@@ -1,0 +1,75 @@
+/*
+ * codegen.h -- System -> LLVM module -> object file, executable or JIT.
+ *
+ * The only phase that includes the LLVM C API.  It is pure emission: every Expr
+ * list of the System (residual, Jacobian, outputs, ...) becomes one entry
+ * function that calls bounded "chunk" functions in order, every array a
+ * constant global, and the exported `const DyrtModel dyad_model` descriptor
+ * (runtime/dyad_model.h) ties them together.
+ *
+ * Pipeline per call: build -> LLVMVerifyModule -> LLVMRunPasses
+ * ("default<O<opt_level>>") -> emit object / JIT / print.  No fast-math
+ * flags: results agree between the JIT and the object file and across -O
+ * levels up to rounding of libm itself.
+ *
+ * Errors: functions returning int return 0 on success; on failure they
+ * report through diag_* (diag_internal for LLVM failures, diag_error for
+ * I/O) and return nonzero.  cg_jit_run returns dyrt_main's exit status.
+ */
+#ifndef DYADC_CODEGEN_H
+#define DYADC_CODEGEN_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "dyad_model.h"
+#include "structure/system.h"
+
+/* A chunk function holds at most this many distinct expression nodes
+ * (plus one per stored output), unless one output alone is larger. */
+#define CG_CHUNK_MAX_NODES 2000
+
+typedef struct CgOptions {
+    int opt_level;        /* 0..3; LLVMRunPasses "default<On>" (default 2) */
+    int native_cpu;       /* object files: 1 = tune for the host CPU, 0 =
+                             generic x86-64 (portable; the JIT always uses
+                             the host CPU) */
+    uint32_t chunk_nodes; /* node cap per chunk; 0 = CG_CHUNK_MAX_NODES */
+} CgOptions;
+
+/* Defaults: opt_level 2, generic CPU, default cap. */
+void cg_options_init(CgOptions *o);
+
+/* Build, verify, optimize and write a native PIC object for the host triple. */
+int cg_emit_object(const System *s, const CgOptions *o, const char *obj_path);
+
+/* Link obj with <runtime_dir>/libdyadrt_main.a, <runtime_dir>/libdyadrt.a and
+ * the static SUNDIALS/KLU archives into exe_path, by spawning `cc` (never a
+ * shell).  The result depends only on libc and libm. */
+int cg_link_executable(const char *obj_path, const char *exe_path,
+                       const char *runtime_dir);
+
+/* Textual IR of the (optimized at opt_level) module. */
+int cg_dump_ir(const System *s, const CgOptions *o, FILE *out);
+
+/* In-process compilation with ORC LLJIT.  The model stays valid until
+ * cg_jit_free.  NULL on failure (diagnostic printed). */
+typedef struct CgJit CgJit;
+CgJit *cg_jit_compile(const System *s, const CgOptions *o);
+const DyrtModel *cg_jit_model(const CgJit *j);
+void cg_jit_free(CgJit *j);
+
+/* cg_jit_compile + dyrt_main(model, argc, argv) + cg_jit_free.  Returns
+ * dyrt_main's status, or DYRT_EXIT_INTERNAL (2) if compilation failed. */
+int cg_jit_run(const System *s, const CgOptions *o, int argc, char **argv);
+
+/* Size statistics of the optimized module (for tests and -v). */
+typedef struct CgStats {
+    uint32_t functions;        /* defined functions */
+    uint32_t chunks;           /* of which chunk functions */
+    uint32_t max_instructions; /* largest defined function, in instructions */
+    uint32_t max_chunk_nodes;  /* largest chunk, in expression nodes */
+} CgStats;
+int cg_stats(const System *s, const CgOptions *o, CgStats *out);
+
+#endif

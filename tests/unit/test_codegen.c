@@ -1,0 +1,647 @@
+/*
+ * test_codegen.c -- unit tests of compiler/codegen (Check).
+ *
+ * Systems are built by hand with the Expr API; the JIT-compiled functions
+ * are compared with expr_eval of the same Exprs at random points (relative
+ * 1e-12), across -O levels and chunk caps.  Also: the descriptor layout as
+ * seen through the C struct, bounded chunk sizes on a 10,001-residual
+ * system, and (when DYADC_BUILD_DIR points at a build with the runtime
+ * archives) object file + link + run of a standalone simulator.
+ */
+#include <check.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "codegen/codegen.h"
+#include "dyadrt.h"
+
+/* ---------- building Systems ---------- */
+
+typedef struct TestSys {
+    Arena *arena;
+    ExprCtx *x;
+    System s;
+} TestSys;
+
+static TestSys *ts_new(void) {
+    Arena *a = arena_new();
+    TestSys *t = ARENA_NEW(a, TestSys);
+    t->arena = a;
+    t->x = expr_ctx_new(a);
+    t->s.ctx = t->x;
+    t->s.model_name = "Test.Model";
+    t->s.stop_time = 1.0;
+    t->s.rtol = 1e-6;
+    t->s.atol = 1e-8;
+    return t;
+}
+
+static void ts_free(TestSys *t) { arena_free(t->arena); }
+
+static Expr *Y(TestSys *t, uint32_t i) { return expr_leaf(t->x, EXPR_Y, i); }
+static Expr *YP(TestSys *t, uint32_t i) { return expr_leaf(t->x, EXPR_YP, i); }
+static Expr *P(TestSys *t, uint32_t i) { return expr_leaf(t->x, EXPR_P, i); }
+static Expr *Z(TestSys *t, uint32_t i) { return expr_leaf(t->x, EXPR_Z, i); }
+static Expr *C(TestSys *t, double v) { return expr_const(t->x, v); }
+
+static const char **names(TestSys *t, const char *prefix, uint32_t n) {
+    const char **v = ARENA_ARRAY(t->arena, const char *, n);
+    for (uint32_t i = 0; i < n; i++) v[i] = arena_printf(t->arena, "%s%u", prefix, i);
+    return v;
+}
+
+/* Unknowns with their residuals; dense-in-pattern Jacobian from expr_diff,
+ * keeping only structurally nonzero entries. */
+static void ts_set_resid(TestSys *t, uint32_t ny, Expr **resid) {
+    System *s = &t->s;
+    s->ny = ny;
+    s->resid = resid;
+    s->y_names = names(t, "y", ny);
+    s->y_is_diff = ARENA_ARRAY(t->arena, unsigned char, ny);
+    s->start = ARENA_ARRAY(t->arena, Expr *, ny);
+    s->start_yp = ARENA_ARRAY(t->arena, Expr *, ny);
+    s->jac_colptr = ARENA_ARRAY(t->arena, int32_t, ny + 1);
+    Vec(int32_t) rows = {0};
+    Vec(Expr *) dy = {0}, dyp = {0};
+    for (uint32_t c = 0; c < ny; c++) {
+        s->start[c] = C(t, 1.0);
+        s->start_yp[c] = C(t, 0.0);
+        for (uint32_t r = 0; r < ny; r++) {
+            Expr *a = expr_diff(t->x, resid[r], Y(t, c));
+            Expr *b = expr_diff(t->x, resid[r], YP(t, c));
+            if (!expr_is_const_value(b, 0)) s->y_is_diff[c] = 1;
+            if (expr_is_const_value(a, 0) && expr_is_const_value(b, 0)) continue;
+            vec_push(t->arena, &rows, (int32_t)r);
+            vec_push(t->arena, &dy, a);
+            vec_push(t->arena, &dyp, b);
+        }
+        s->jac_colptr[c + 1] = (int32_t)rows.len;
+    }
+    s->jac_nnz = rows.len;
+    s->jac_rowidx = rows.data;
+    s->jac_dy = dy.data;
+    s->jac_dyp = dyp.data;
+}
+
+static void ts_set_params(TestSys *t, uint32_t np, Expr **defaults, uint32_t *order) {
+    System *s = &t->s;
+    s->np = np;
+    s->param_names = names(t, "p", np);
+    s->param_flags = ARENA_ARRAY(t->arena, unsigned char, np);
+    s->param_default = defaults;
+    s->param_order = order;
+}
+
+static void ts_set_outputs(TestSys *t, uint32_t n, Expr **out) {
+    t->s.nout = n;
+    t->s.out = out;
+    t->s.out_names = names(t, "out", n);
+}
+
+/* y' = -k*y, k = p0 (default 1.5), p1 = 2*k (dependent); outputs y, p1*y */
+static TestSys *decay_system(void) {
+    TestSys *t = ts_new();
+    Expr **r = ARENA_ARRAY(t->arena, Expr *, 1);
+    r[0] = expr_add(t->x, YP(t, 0), expr_mul(t->x, P(t, 0), Y(t, 0)));
+    ts_set_resid(t, 1, r);
+    t->s.y_names[0] = "y";
+    Expr **d = ARENA_ARRAY(t->arena, Expr *, 2);
+    d[0] = C(t, 1.5);
+    d[1] = expr_mul(t->x, C(t, 2.0), P(t, 0));
+    uint32_t *ord = ARENA_ARRAY(t->arena, uint32_t, 2);
+    ord[0] = 0;
+    ord[1] = 1;
+    ts_set_params(t, 2, d, ord);
+    t->s.param_names[0] = "k";
+    t->s.param_names[1] = "k2";
+    t->s.param_flags[1] = DYRT_PARAM_DEPENDENT;
+    Expr **o = ARENA_ARRAY(t->arena, Expr *, 2);
+    o[0] = Y(t, 0);
+    o[1] = expr_mul(t->x, P(t, 1), Y(t, 0));
+    ts_set_outputs(t, 2, o);
+    t->s.out_names[0] = "y";
+    t->s.out_names[1] = "k2y";
+    return t;
+}
+
+/* a 2-unknown index-1 DAE: x' = -x + w, 0 = w - p0*sin(x) - t */
+static TestSys *dae_system(void) {
+    TestSys *t = ts_new();
+    Expr **r = ARENA_ARRAY(t->arena, Expr *, 2);
+    r[0] = expr_sub(t->x, YP(t, 0), expr_add(t->x, expr_neg(t->x, Y(t, 0)), Y(t, 1)));
+    Expr *f = expr_add(t->x, expr_mul(t->x, P(t, 0), expr_call(t->x, FN_SIN, Y(t, 0), NULL)),
+                       expr_time(t->x));
+    r[1] = expr_sub(t->x, Y(t, 1), f);
+    ts_set_resid(t, 2, r);
+    ts_set_params(t, 1, NULL, NULL);
+    return t;
+}
+
+/* every operator and builtin in one residual list */
+static Expr **mixed_exprs(TestSys *t, uint32_t *n) {
+    ExprCtx *x = t->x;
+    Expr *a = Y(t, 0), *b = Y(t, 1), *k = P(t, 0), *tm = expr_time(x);
+    Vec(Expr *) v = {0};
+#define PUSH(e) vec_push(t->arena, &v, (e))
+    for (int f = 0; f < FN_COUNT; f++) {
+        Expr *arg = (f == FN_ASIN || f == FN_ACOS) ? expr_mul(x, C(t, 0.3), a) : a;
+        PUSH(expr_call(x, (ExprFn)f, arg, expr_fn_arity[f] == 2 ? expr_sub(x, b, C(t, 0.7)) : NULL));
+    }
+    PUSH(expr_call(x, FN_SIGN, expr_sub(x, a, b), NULL));
+    PUSH(expr_call(x, FN_MOD, expr_neg(x, a), C(t, 0.3)));
+    double exps[] = {2, 3, -1, 0.5, 2.5, -0.75};
+    for (unsigned i = 0; i < sizeof exps / sizeof exps[0]; i++)
+        PUSH(expr_pow(x, expr_add(x, a, YP(t, 0)), C(t, exps[i])));
+    PUSH(expr_pow(x, a, b));
+    for (int c = EXPR_LT; c <= EXPR_NE; c++) PUSH(expr_cmp(x, (ExprKind)c, a, b));
+    PUSH(expr_cmp(x, EXPR_EQ, a, a));
+    Expr *c1 = expr_cmp(x, EXPR_GT, a, k), *c2 = expr_cmp(x, EXPR_LT, b, tm);
+    PUSH(expr_and(x, c1, c2));
+    PUSH(expr_or(x, c1, c2));
+    PUSH(expr_not(x, c1));
+    PUSH(expr_ifelse(x, c1, expr_call(x, FN_COS, b, NULL), expr_div(x, a, b)));
+    PUSH(expr_ifelse(x, expr_sub(x, a, b), a, b));
+    PUSH(expr_div(x, expr_mul(x, a, tm), expr_add(x, k, YP(t, 1))));
+#undef PUSH
+    *n = v.len;
+    return v.data;
+}
+
+static TestSys *mixed_system(void) {
+    TestSys *t = ts_new();
+    uint32_t n;
+    Expr **e = mixed_exprs(t, &n);
+    /* residual i = e_i * y'(i mod 2) + e_i, so dF/dy' is nonzero too */
+    Expr **r = ARENA_ARRAY(t->arena, Expr *, n);
+    for (uint32_t i = 0; i < n; i++)
+        r[i] = expr_add(t->x, expr_mul(t->x, e[i], YP(t, i % 2)), e[i]);
+    ts_set_resid(t, 2, r);     /* ny=2 unknowns, only the first two residuals form F */
+    t->s.ny = 2;
+    ts_set_params(t, 1, NULL, NULL);
+    ts_set_outputs(t, n, e);
+    t->s.nz = 2;
+    t->s.zc = ARENA_ARRAY(t->arena, Expr *, 2);
+    t->s.zc[0] = expr_sub(t->x, Y(t, 0), P(t, 0));
+    t->s.zc[1] = e[3];
+    return t;
+}
+
+/* ---------- evaluating Exprs at a point ---------- */
+
+typedef struct Point {
+    double t, cj;
+    double *y, *yp, *p, *z;
+} Point;
+
+static double leaf_value(void *ud, const Expr *e) {
+    const Point *pt = ud;
+    switch ((ExprKind)e->kind) {
+    case EXPR_TIME: return pt->t;
+    case EXPR_Y: return pt->y[e->index];
+    case EXPR_YP: return pt->yp[e->index];
+    case EXPR_P: return pt->p[e->index];
+    case EXPR_Z: return pt->z[e->index];
+    default: return NAN;
+    }
+}
+
+static double ev(Expr *e, Point *pt) { return e ? expr_eval(e, leaf_value, pt) : 0.0; }
+
+static double urand(double lo, double hi) { return lo + (hi - lo) * (rand() / (double)RAND_MAX); }
+
+static void random_point(Point *pt, double *buf, uint32_t n) {
+    pt->y = buf;
+    pt->yp = buf + n;
+    pt->p = buf + 2 * n;
+    pt->z = buf + 3 * n;
+    for (uint32_t i = 0; i < 4 * n; i++) buf[i] = urand(0.5, 2.0);
+    pt->t = urand(0.0, 3.0);
+    pt->cj = urand(1.0, 100.0);
+}
+
+static void assert_close(double got, double want, const char *what, uint32_t i) {
+    if (isnan(want)) {
+        ck_assert_msg(isnan(got), "%s[%u]: got %.17g, want NaN", what, i, got);
+        return;
+    }
+    double tol = 1e-12 * fmax(1.0, fabs(want));
+    ck_assert_msg(fabs(got - want) <= tol, "%s[%u]: got %.17g, want %.17g", what, i, got, want);
+}
+
+/* Compare residual, jacobian, outputs, zero crossings at random points. */
+static void check_against_eval(const System *s, const DyrtModel *m) {
+    enum { N = 64 };
+    double buf[4 * N], out[N], jac[4 * N];
+    ck_assert_uint_le(s->ny, N);
+    ck_assert_uint_le(s->nout, N);
+    for (int rep = 0; rep < 20; rep++) {
+        Point pt;
+        random_point(&pt, buf, N);
+        if (rep == 0) pt.y[0] = pt.y[1]; /* hit equality branches once */
+        ck_assert_int_eq(m->residual(pt.t, pt.y, pt.yp, pt.p, out), 0);
+        for (uint32_t i = 0; i < s->ny; i++) assert_close(out[i], ev(s->resid[i], &pt), "resid", i);
+        ck_assert_int_eq(m->jacobian(pt.t, pt.y, pt.yp, pt.p, pt.cj, jac), 0);
+        for (uint32_t k = 0; k < s->jac_nnz; k++)
+            assert_close(jac[k], ev(s->jac_dy[k], &pt) + pt.cj * ev(s->jac_dyp[k], &pt), "jac", k);
+        if (m->outputs) m->outputs(pt.t, pt.y, pt.yp, pt.p, out);
+        for (uint32_t i = 0; i < s->nout; i++) assert_close(out[i], ev(s->out[i], &pt), "out", i);
+        if (m->zero_crossings) m->zero_crossings(pt.t, pt.y, pt.yp, pt.p, out);
+        for (uint32_t i = 0; i < s->nz; i++) assert_close(out[i], ev(s->zc[i], &pt), "zc", i);
+    }
+}
+
+static void check_system(const System *s, const CgOptions *o) {
+    CgJit *j = cg_jit_compile(s, o);
+    ck_assert_ptr_nonnull(j);
+    check_against_eval(s, cg_jit_model(j));
+    cg_jit_free(j);
+}
+
+/* ---------- tests ---------- */
+
+START_TEST(test_decay_numeric) {
+    TestSys *t = decay_system();
+    for (int lvl = 0; lvl <= 3; lvl++) {
+        CgOptions o;
+        cg_options_init(&o);
+        o.opt_level = lvl;
+        check_system(&t->s, &o);
+    }
+    ts_free(t);
+}
+END_TEST
+
+START_TEST(test_param_defaults) {
+    TestSys *t = decay_system();
+    CgJit *j = cg_jit_compile(&t->s, NULL);
+    ck_assert_ptr_nonnull(j);
+    const DyrtModel *m = cg_jit_model(j);
+    double p[2] = {0, 0};
+    unsigned char given[2] = {0, 0};
+    m->param_defaults(p, given);
+    ck_assert_double_eq(p[0], 1.5);
+    ck_assert_double_eq(p[1], 3.0);
+    p[0] = 4.0;
+    p[1] = -1.0;
+    given[0] = 1;
+    m->param_defaults(p, given);
+    ck_assert_double_eq(p[0], 4.0);
+    ck_assert_double_eq(p[1], 8.0);
+    given[1] = 1;
+    p[1] = 7.0;
+    m->param_defaults(p, given);
+    ck_assert_double_eq(p[1], 7.0);
+    double y[1], yp[1] = {42};
+    m->start(0.0, p, y, yp);
+    ck_assert_double_eq(y[0], 1.0);
+    ck_assert_double_eq(yp[0], 0.0);
+    cg_jit_free(j);
+    ts_free(t);
+}
+END_TEST
+
+START_TEST(test_dae_numeric) {
+    TestSys *t = dae_system();
+    check_system(&t->s, NULL);
+    ts_free(t);
+}
+END_TEST
+
+START_TEST(test_mixed_numeric) {
+    TestSys *t = mixed_system();
+    uint32_t caps[] = {0, 1, 7, 40};
+    for (unsigned i = 0; i < sizeof caps / sizeof caps[0]; i++) {
+        CgOptions o;
+        cg_options_init(&o);
+        o.chunk_nodes = caps[i];
+        o.opt_level = (int)(i % 4);
+        check_system(&t->s, &o);
+    }
+    ts_free(t);
+}
+END_TEST
+
+START_TEST(test_nan_status) {
+    TestSys *t = ts_new();
+    Expr **r = ARENA_ARRAY(t->arena, Expr *, 1);
+    r[0] = expr_add(t->x, YP(t, 0), expr_call(t->x, FN_SQRT, Y(t, 0), NULL));
+    ts_set_resid(t, 1, r);
+    CgJit *j = cg_jit_compile(&t->s, NULL);
+    ck_assert_ptr_nonnull(j);
+    const DyrtModel *m = cg_jit_model(j);
+    double y = 4, yp = 1, out, p = 0;
+    ck_assert_int_eq(m->residual(0, &y, &yp, &p, &out), 0);
+    ck_assert_double_eq(out, 3.0);
+    y = -1;
+    ck_assert_int_ne(m->residual(0, &y, &yp, &p, &out), 0);
+    cg_jit_free(j);
+    ts_free(t);
+}
+END_TEST
+
+START_TEST(test_asserts_and_init) {
+    TestSys *t = decay_system();
+    System *s = &t->s;
+    s->nassert = 2;
+    s->assert_cond = ARENA_ARRAY(t->arena, Expr *, 2);
+    s->assert_cond[0] = expr_cmp(t->x, EXPR_GT, Y(t, 0), C(t, 0));
+    s->assert_cond[1] = expr_cmp(t->x, EXPR_LT, P(t, 0), C(t, 10));
+    s->assert_msg = names(t, "msg", 2);
+    /* init: z0 = p0 + t, z1 = 2*z0; z0 -> y[0], z1 -> p[1] */
+    s->init_n = 2;
+    s->init_names = names(t, "z", 2);
+    s->init_resid = ARENA_ARRAY(t->arena, Expr *, 2);
+    s->init_resid[0] = expr_sub(t->x, Z(t, 0), expr_add(t->x, P(t, 0), expr_time(t->x)));
+    s->init_resid[1] = expr_sub(t->x, Z(t, 1), expr_mul(t->x, C(t, 2), Z(t, 0)));
+    static int32_t colptr[3] = {0, 2, 3}, rowidx[3] = {0, 1, 1};
+    s->init_nnz = 3;
+    s->init_colptr = colptr;
+    s->init_rowidx = rowidx;
+    s->init_jac = ARENA_ARRAY(t->arena, Expr *, 3);
+    s->init_jac[0] = C(t, 1);
+    s->init_jac[1] = C(t, -2);
+    s->init_jac[2] = C(t, 1);
+    s->init_guess = ARENA_ARRAY(t->arena, Expr *, 2);
+    s->init_guess[0] = P(t, 0);
+    s->init_guess[1] = expr_time(t->x);
+    s->init_target_kind = ARENA_ARRAY(t->arena, uint8_t, 2);
+    s->init_target_index = ARENA_ARRAY(t->arena, uint32_t, 2);
+    s->init_target_kind[0] = EXPR_Y;
+    s->init_target_kind[1] = EXPR_P;
+    s->init_target_index[1] = 1;
+    CgOptions o;
+    cg_options_init(&o);
+    o.chunk_nodes = 2;
+    CgJit *j = cg_jit_compile(s, &o);
+    ck_assert_ptr_nonnull(j);
+    const DyrtModel *m = cg_jit_model(j);
+    double y = 1, yp = 0, p[2] = {3, 0};
+    ck_assert_int_eq(m->check_asserts(0, &y, &yp, p), 0);
+    y = -1;
+    ck_assert_int_eq(m->check_asserts(0, &y, &yp, p), 1);
+    p[0] = 11;
+    ck_assert_int_eq(m->check_asserts(0, &y, &yp, p), 1);
+    y = 1;
+    ck_assert_int_eq(m->check_asserts(0, &y, &yp, p), 2);
+    p[0] = 3;
+    double z[2], r[2], vals[3];
+    m->init_guess(0.5, p, z);
+    ck_assert_double_eq(z[0], 3.0);
+    ck_assert_double_eq(z[1], 0.5);
+    z[1] = 5;
+    ck_assert_int_eq(m->init_residual(0.5, z, p, r), 0);
+    ck_assert_double_eq(r[0], -0.5);
+    ck_assert_double_eq(r[1], -1.0);
+    ck_assert_int_eq(m->init_jacobian(0.5, z, p, vals), 0);
+    ck_assert_double_eq(vals[1], -2.0);
+    m->init_finish(0.5, z, p, &y, &yp);
+    ck_assert_double_eq(y, 3.0);
+    ck_assert_double_eq(p[1], 5.0);
+    ck_assert_int_eq(m->init_colptr[2], 3);
+    ck_assert_str_eq(m->init_names[1], "z1");
+    ck_assert_str_eq(m->assert_messages[1], "msg1");
+    cg_jit_free(j);
+    ts_free(t);
+}
+END_TEST
+
+START_TEST(test_descriptor_layout) {
+    TestSys *t = decay_system();
+    static double tstops[2] = {0.25, 0.5};
+    t->s.ntstops = 2;
+    t->s.tstops = tstops;
+    t->s.interval = 0.125;
+    t->s.dtmax = 0.01;
+    CgJit *j = cg_jit_compile(&t->s, NULL);
+    ck_assert_ptr_nonnull(j);
+    const DyrtModel *m = cg_jit_model(j);
+    ck_assert_uint_eq(m->abi_version, DYRT_ABI_VERSION);
+    ck_assert_str_eq(m->name, "Test.Model");
+    ck_assert_int_eq(m->ny, 1);
+    ck_assert_int_eq(m->np, 2);
+    ck_assert_int_eq(m->nout, 2);
+    ck_assert_int_eq(m->nz, 0);
+    ck_assert_int_eq(m->nassert, 0);
+    ck_assert_str_eq(m->y_names[0], "y");
+    ck_assert_int_eq(m->y_is_diff[0], 1);
+    ck_assert_str_eq(m->param_names[1], "k2");
+    ck_assert_int_eq(m->param_flags[1], DYRT_PARAM_DEPENDENT);
+    ck_assert_str_eq(m->out_names[1], "k2y");
+    ck_assert_ptr_null(m->assert_messages);
+    ck_assert_int_eq(m->jac_nnz, 1);
+    ck_assert_int_eq(m->jac_colptr[1], 1);
+    ck_assert_int_eq(m->jac_rowidx[0], 0);
+    ck_assert_ptr_nonnull(m->param_defaults);
+    ck_assert_ptr_nonnull(m->start);
+    ck_assert_ptr_nonnull(m->residual);
+    ck_assert_ptr_nonnull(m->jacobian);
+    ck_assert_ptr_nonnull(m->outputs);
+    ck_assert_ptr_null(m->zero_crossings);
+    ck_assert_ptr_null(m->check_asserts);
+    ck_assert_int_eq(m->init_n, 0);
+    ck_assert_ptr_null(m->init_residual);
+    ck_assert_ptr_null(m->init_finish);
+    ck_assert_double_eq(m->defaults.stop, 1.0);
+    ck_assert_double_eq(m->defaults.interval, 0.125);
+    ck_assert_double_eq(m->defaults.rtol, 1e-6);
+    ck_assert_double_eq(m->defaults.atol, 1e-8);
+    ck_assert_double_eq(m->defaults.dtmax, 0.01);
+    ck_assert_int_eq(m->defaults.ntstops, 2);
+    ck_assert_double_eq(m->defaults.tstops[1], 0.5);
+    cg_jit_free(j);
+    ts_free(t);
+}
+END_TEST
+
+/* r_i = y_i' + p0*y_i + sin(y_{i-1}) * y_{i+1} (cyclic), n = 10,001 */
+static TestSys *big_system(uint32_t n) {
+    TestSys *t = ts_new();
+    Expr **r = ARENA_ARRAY(t->arena, Expr *, n);
+    for (uint32_t i = 0; i < n; i++) {
+        Expr *s = expr_call(t->x, FN_SIN, Y(t, (i + n - 1) % n), NULL);
+        r[i] = expr_add(t->x, expr_add(t->x, YP(t, i), expr_mul(t->x, P(t, 0), Y(t, i))),
+                        expr_mul(t->x, s, Y(t, (i + 1) % n)));
+    }
+    System *sy = &t->s;
+    sy->ny = n;
+    sy->resid = r;
+    sy->y_names = names(t, "y", n);
+    sy->y_is_diff = ARENA_ARRAY(t->arena, unsigned char, n);
+    sy->start = ARENA_ARRAY(t->arena, Expr *, n);
+    /* Jacobian: for column c, rows c-1, c, c+1 (cyclic, sorted) */
+    sy->jac_colptr = ARENA_ARRAY(t->arena, int32_t, n + 1);
+    sy->jac_rowidx = ARENA_ARRAY(t->arena, int32_t, 3 * n);
+    sy->jac_dy = ARENA_ARRAY(t->arena, Expr *, 3 * n);
+    sy->jac_dyp = ARENA_ARRAY(t->arena, Expr *, 3 * n);
+    uint32_t k = 0;
+    for (uint32_t c = 0; c < n; c++) {
+        uint32_t rows[3] = {(c + n - 1) % n, c, (c + 1) % n};
+        for (int a = 0; a < 3; a++)
+            for (int b = a + 1; b < 3; b++)
+                if (rows[b] < rows[a]) {
+                    uint32_t tmp = rows[a];
+                    rows[a] = rows[b];
+                    rows[b] = tmp;
+                }
+        for (int q = 0; q < 3; q++) {
+            sy->jac_rowidx[k] = (int32_t)rows[q];
+            sy->jac_dy[k] = expr_diff(t->x, r[rows[q]], Y(t, c));
+            sy->jac_dyp[k] = expr_diff(t->x, r[rows[q]], YP(t, c));
+            k++;
+        }
+        sy->y_is_diff[c] = 1;
+        sy->start[c] = C(t, 1.0);
+        sy->jac_colptr[c + 1] = (int32_t)k;
+    }
+    sy->jac_nnz = k;
+    ts_set_params(t, 1, NULL, NULL);
+    return t;
+}
+
+START_TEST(test_chunk_bounds) {
+    TestSys *t = big_system(10001);
+    CgOptions o;
+    cg_options_init(&o);
+    CgStats st;
+    ck_assert_int_eq(cg_stats(&t->s, &o, &st), 0);
+    ck_assert_uint_gt(st.chunks, 10);
+    ck_assert_uint_le(st.max_chunk_nodes, CG_CHUNK_MAX_NODES);
+    /* at most ~4 instructions per node, plus call overhead in entries */
+    ck_assert_msg(st.max_instructions <= 4 * CG_CHUNK_MAX_NODES + 64,
+                  "largest function has %u instructions", st.max_instructions);
+    CgJit *j = cg_jit_compile(&t->s, &o);
+    ck_assert_ptr_nonnull(j);
+    const DyrtModel *m = cg_jit_model(j);
+    uint32_t n = t->s.ny;
+    double *y = malloc(4 * n * sizeof *y), *yp = y + n, *r = y + 2 * n, p = 0.3;
+    double *vals = malloc(3 * n * sizeof *vals);
+    for (uint32_t i = 0; i < 2 * n; i++) y[i] = urand(-1, 1);
+    Point pt = {.t = 0, .cj = 10, .y = y, .yp = yp, .p = &p};
+    ck_assert_int_eq(m->residual(0, y, yp, &p, r), 0);
+    ck_assert_int_eq(m->jacobian(0, y, yp, &p, 10, vals), 0);
+    for (uint32_t i = 0; i < n; i += 97) assert_close(r[i], ev(t->s.resid[i], &pt), "resid", i);
+    for (uint32_t k = 0; k < t->s.jac_nnz; k += 89)
+        assert_close(vals[k], ev(t->s.jac_dy[k], &pt) + 10 * ev(t->s.jac_dyp[k], &pt), "jac", k);
+    free(vals);
+    free(y);
+    cg_jit_free(j);
+    ts_free(t);
+}
+END_TEST
+
+START_TEST(test_dump_ir) {
+    TestSys *t = decay_system();
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    CgOptions o;
+    cg_options_init(&o);
+    o.opt_level = 0;
+    ck_assert_int_eq(cg_dump_ir(&t->s, &o, f), 0);
+    fclose(f);
+    ck_assert_ptr_nonnull(strstr(buf, "@dyad_model = constant"));
+    ck_assert_ptr_nonnull(strstr(buf, "define internal i32 @dyad_residual("));
+    ck_assert_ptr_nonnull(strstr(buf, "@dyad_residual.0("));
+    ck_assert_ptr_null(strstr(buf, " fast "));
+    free(buf);
+    ts_free(t);
+}
+END_TEST
+
+/* ---------- object file + link + run ---------- */
+
+static int run(char *const argv[]) {
+    pid_t pid = fork();
+    if (pid == 0) {
+        execv(argv[0], argv);
+        _exit(127);
+    }
+    int status;
+    if (pid < 0 || waitpid(pid, &status, 0) < 0) return -1;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* value of column `col` in the last row of a CSV file; NAN if missing */
+static double csv_last(const char *path, const char *col) {
+    FILE *f = fopen(path, "r");
+    if (!f) return NAN;
+    char line[4096], last[4096] = "";
+    int idx = -1;
+    if (fgets(line, sizeof line, f)) {
+        int i = 0;
+        for (char *tok = strtok(line, ",\n"); tok; tok = strtok(NULL, ",\n"), i++)
+            if (strcmp(tok, col) == 0) idx = i;
+    }
+    while (fgets(line, sizeof line, f)) strcpy(last, line);
+    fclose(f);
+    if (idx < 0) return NAN;
+    char *tok = strtok(last, ",\n");
+    for (int i = 0; tok && i < idx; i++) tok = strtok(NULL, ",\n");
+    return tok ? strtod(tok, NULL) : NAN;
+}
+
+START_TEST(test_object_link_run) {
+    const char *build = getenv("DYADC_BUILD_DIR");
+    if (!build) {
+        fprintf(stderr, "test_object_link_run: DYADC_BUILD_DIR unset, skipped\n");
+        return;
+    }
+    char rt[4096], dir[] = "/tmp/dyadc_cg_XXXXXX";
+    snprintf(rt, sizeof rt, "%s/runtime", build);
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    char obj[4200], exe[4200], csv[4200];
+    snprintf(obj, sizeof obj, "%s/model.o", dir);
+    snprintf(exe, sizeof exe, "%s/model", dir);
+    snprintf(csv, sizeof csv, "%s/out.csv", dir);
+    TestSys *t = decay_system();
+    ck_assert_int_eq(cg_emit_object(&t->s, NULL, obj), 0);
+    ck_assert_int_eq(cg_link_executable(obj, exe, rt), 0);
+    char *argv[] = {exe, "-o", csv, "--stop", "1", "--rtol", "1e-8", "--atol", "1e-10", NULL};
+    ck_assert_int_eq(run(argv), 0);
+    double y1 = csv_last(csv, "y");
+    ck_assert_msg(fabs(y1 - exp(-1.5)) < 1e-6, "y(1) = %.10g, want %.10g", y1, exp(-1.5));
+    ck_assert_msg(fabs(csv_last(csv, "k2y") - 3 * exp(-1.5)) < 3e-6, "k2y wrong");
+    /* the same through the JIT and dyrt_main */
+    char csv2[4200];
+    snprintf(csv2, sizeof csv2, "%s/jit.csv", dir);
+    char *jargv[] = {"model", "-o", csv2, "--stop", "1", "--rtol", "1e-8", "--atol", "1e-10", NULL};
+    ck_assert_int_eq(cg_jit_run(&t->s, NULL, 9, jargv), 0);
+    ck_assert_msg(fabs(csv_last(csv2, "y") - exp(-1.5)) < 1e-6, "JIT y(1) wrong");
+    unlink(obj);
+    unlink(exe);
+    unlink(csv);
+    unlink(csv2);
+    rmdir(dir);
+    ts_free(t);
+}
+END_TEST
+
+static Suite *codegen_suite(void) {
+    Suite *s = suite_create("codegen");
+    TCase *tc = tcase_create("core");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, test_decay_numeric);
+    tcase_add_test(tc, test_param_defaults);
+    tcase_add_test(tc, test_dae_numeric);
+    tcase_add_test(tc, test_mixed_numeric);
+    tcase_add_test(tc, test_nan_status);
+    tcase_add_test(tc, test_asserts_and_init);
+    tcase_add_test(tc, test_descriptor_layout);
+    tcase_add_test(tc, test_chunk_bounds);
+    tcase_add_test(tc, test_dump_ir);
+    tcase_add_test(tc, test_object_link_run);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void) {
+    srand(12345);
+    SRunner *sr = srunner_create(codegen_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
