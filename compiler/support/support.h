@@ -52,6 +52,8 @@ void vec_grow_(Arena *a, void **data, uint32_t *cap, size_t elem, uint32_t need)
 /* ---------- interned names ---------- */
 
 typedef const char *Sym;
+typedef Vec(Sym) SymVec;
+typedef Vec(uint32_t) U32Vec;
 
 /* The intern table lives in the arena passed at first use of a table. */
 typedef struct Interner Interner;

@@ -46,6 +46,7 @@ ExprCtx *expr_ctx_new(Arena *a) {
 }
 
 uint32_t expr_count(const ExprCtx *c) { return c->count; }
+Arena *expr_ctx_arena(ExprCtx *c) { return c->arena; }
 
 static uint64_t payload_bits(const Expr *e) {
     uint64_t bits = 0;

@@ -88,6 +88,7 @@ typedef struct ExprCtx ExprCtx;
 
 ExprCtx *expr_ctx_new(Arena *a);
 uint32_t expr_count(const ExprCtx *c);     /* nodes created so far */
+Arena *expr_ctx_arena(ExprCtx *c);          /* the arena nodes live in */
 
 /* leaves */
 Expr *expr_const(ExprCtx *c, double v);

@@ -1,0 +1,37 @@
+#!/bin/sh
+# The two Quick start commands:
+#   ./build.sh demo   set up, build, compile the bundled RC example and simulate it
+#   ./build.sh test   set up, build, run the whole suite; then again under ASan+UBSan
+# Also: ./build.sh build (set up and build only), ./build.sh bless (rewrite goldens).
+set -eu
+cd "$(dirname "$0")"
+what="${1:-build}"
+jobs=$(nproc 2>/dev/null || echo 2)
+
+configure_and_build() { # dir, extra cmake args...
+    dir=$1; shift
+    cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" >/dev/null
+    cmake --build "$dir" -j"$jobs"
+}
+
+sh scripts/setup-debian.sh
+case "$what" in
+build)
+    configure_and_build build ;;
+demo)
+    configure_and_build build
+    sh examples/demo.sh build ;;
+test)
+    configure_and_build build
+    ctest --test-dir build --output-on-failure -j"$jobs"
+    echo "== again under AddressSanitizer + UndefinedBehaviorSanitizer =="
+    configure_and_build build-asan -DDYADC_SANITIZE=ON
+    ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+        ctest --test-dir build-asan --output-on-failure -j"$jobs" ;;
+bless)
+    configure_and_build build
+    sh tests/golden/run.sh build/dyadc --bless ;;
+*)
+    echo "usage: ./build.sh [build|demo|test|bless]" >&2
+    exit 1 ;;
+esac

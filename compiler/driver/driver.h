@@ -1,0 +1,32 @@
+/*
+ * driver.h -- phase orchestration shared by the command-line front
+ * (main.c) and the phase runner (pipeline.c).
+ */
+#ifndef DYADC_DRIVER_H
+#define DYADC_DRIVER_H
+
+#include "codegen.h"
+#include "dyadrt.h"
+#include "flat.h"
+#include "sema.h"
+#include "structure.h"
+
+typedef enum { CMD_NONE, CMD_CHECK, CMD_PARSE, CMD_FMT, CMD_FLATTEN, CMD_BUILD, CMD_RUN } Command;
+
+typedef struct Driver {
+    Arena *arena;
+    Interner *in;
+    Command cmd;
+    const char *argv0;
+    const char *model;        /* --model / --analysis */
+    const char *output;       /* build: -o EXE */
+    Vec(const char *) inputs; /* files and folders */
+    Vec(const char *) libs;   /* -L */
+    Vec(char *) sim_args;     /* run: simulator options, passed through */
+    bool no_stdlib, time_passes, structure, dump_ast, fmt_check, emit_llvm, werror_units;
+    int opt_level;
+} Driver;
+
+int driver_run(Driver *d);
+
+#endif

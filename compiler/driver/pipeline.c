@@ -1,0 +1,185 @@
+/*
+ * pipeline.c -- runs the phases for one command: load libraries, parse,
+ * flatten, structure, codegen; stops between phases when an error was
+ * reported; optional per-phase timing (--time-passes).
+ */
+#include "driver.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+static double now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static void phase_done(Driver *d, const char *name, double *t0) {
+    double t = now();
+    if (d->time_passes) fprintf(stderr, "time: %-10s %8.3f ms\n", name, 1e3 * (t - *t0));
+    *t0 = t;
+}
+
+static bool dir_exists(const char *p) {
+    struct stat st;
+    return p && stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* <dir of this executable>/<rel>, if it is a directory */
+static const char *beside_exe(Driver *d, const char *rel) {
+    char buf[4096];
+    ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+    if (n <= 0) return NULL;
+    buf[n] = 0;
+    char *slash = strrchr(buf, '/');
+    if (slash) *slash = 0;
+    const char *p = arena_printf(d->arena, "%s/%s", buf, rel);
+    return dir_exists(p) ? p : NULL;
+}
+
+static const char *stdlib_dir(Driver *d) {
+    const char *env = getenv("DYADC_STDLIB");
+    if (env && *env) return env;
+    const char *p = beside_exe(d, "../share/dyadc/stdlib");
+    return p ? p : DYADC_SOURCE_STDLIB;
+}
+
+static const char *runtime_dir(Driver *d) {
+    const char *env = getenv("DYADC_RUNTIME_DIR");
+    if (env && *env) return env;
+    const char *p = beside_exe(d, "../lib/dyadc");
+    return p ? p : DYADC_BUILD_RUNTIME;
+}
+
+/* stdlib: every library folder in it */
+static void load_stdlib(Driver *d, Program *p) {
+    const char *dir = stdlib_dir(d);
+    if (!dir_exists(dir)) {
+        diag_warning((Span){0}, "standard library not found at '%s' (set DYADC_STDLIB)", dir);
+        return;
+    }
+    static const char *const libs[] = {"Dyad", "BlockComponents", "ElectricalComponents",
+                                       "TranslationalComponents", "RotationalComponents",
+                                       "ThermalComponents", "MultibodyComponents"};
+    for (size_t i = 0; i < sizeof libs / sizeof libs[0]; i++) {
+        const char *lp = arena_printf(d->arena, "%s/%s", dir, libs[i]);
+        if (dir_exists(lp)) sema_load_path(p, lp);
+    }
+}
+
+static Program *load(Driver *d) {
+    Program *p = sema_new(d->arena, d->in);
+    if (!d->no_stdlib) load_stdlib(d, p);
+    for (uint32_t i = 0; i < d->libs.len; i++) sema_load_path(p, d->libs.data[i]);
+    for (uint32_t i = 0; i < d->inputs.len; i++) sema_load_path(p, d->inputs.data[i]);
+    return p;
+}
+
+static int parse_only(Driver *d) {
+    if (!d->inputs.len) {
+        fputs("dyadc: error: no input files\n", stderr);
+        return 1;
+    }
+    for (uint32_t i = 0; i < d->inputs.len; i++) {
+        SrcFile *src = src_load(d->arena, d->inputs.data[i]);
+        if (!src) continue;
+        AstFile *f = parse_file(d->arena, d->in, src);
+        if (d->cmd == CMD_PARSE && d->dump_ast) ast_dump(stdout, f);
+        if (d->cmd == CMD_FMT && !d->fmt_check && !diag_error_count()) ast_format(stdout, f);
+    }
+    return diag_error_count() ? 1 : 0;
+}
+
+typedef struct {
+    Driver *d;
+    Program *p;
+    unsigned checked;
+} CheckCtx;
+
+static void check_def(void *ud, Def *def) {
+    CheckCtx *c = ud;
+    if (def->node->kind != AST_COMPONENT || def->node->def.prefix == DEF_PARTIAL) return;
+    ExprCtx *ctx = expr_ctx_new(c->d->arena);
+    flatten(c->p, def, ctx);
+    c->checked++;
+}
+
+static int check(Driver *d) {
+    Program *p = load(d);
+    CheckCtx c = {d, p, 0};
+    sema_each_def(p, check_def, &c);
+    fprintf(stderr, "checked %u components: %u errors, %u warnings\n", c.checked,
+            diag_error_count(), diag_warning_count());
+    return diag_error_count() ? 1 : 0;
+}
+
+static System *compile_to_system(Driver *d, FlatModel **flat_out) {
+    double t0 = now();
+    if (!d->model) {
+        fputs("dyadc: error: which component? give it with --model NAME\n", stderr);
+        return NULL;
+    }
+    Program *p = load(d);
+    phase_done(d, "parse", &t0);
+    if (diag_error_count()) return NULL;
+    Def *def = sema_find(p, d->model);
+    if (!def) return NULL;
+    FlatModel *m = flatten(p, def, expr_ctx_new(d->arena));
+    phase_done(d, "flatten", &t0);
+    if (!m) return NULL;
+    if (flat_out) *flat_out = m;
+    if (d->cmd == CMD_FLATTEN && !d->structure) return NULL;
+    System *s = structure(m);
+    phase_done(d, "structure", &t0);
+    return s;
+}
+
+static int flatten_cmd(Driver *d) {
+    FlatModel *m = NULL;
+    System *s = compile_to_system(d, &m);
+    if (diag_error_count() || !m) return 1;
+    if (d->structure && s) struct_dump(stdout, s);
+    else flat_dump(stdout, m);
+    return 0;
+}
+
+static int build_or_run(Driver *d) {
+    System *s = compile_to_system(d, NULL);
+    if (!s || diag_error_count()) return 1;
+    CgOptions o;
+    cg_options_init(&o);
+    o.opt_level = d->opt_level;
+    double t0 = now();
+    if (d->emit_llvm) cg_dump_ir(s, &o, stdout);
+    if (d->cmd == CMD_BUILD) {
+        if (!d->output) {
+            fputs("dyadc: error: build needs -o EXE\n", stderr);
+            return 1;
+        }
+        const char *obj = arena_printf(d->arena, "%s.o", d->output);
+        int rc = cg_emit_object(s, &o, obj);
+        phase_done(d, "codegen", &t0);
+        if (rc == 0) rc = cg_link_executable(obj, d->output, runtime_dir(d));
+        remove(obj);
+        phase_done(d, "link", &t0);
+        return rc;
+    }
+    Vec(char *) args = {0};
+    vec_push(d->arena, &args, (char *)d->model);
+    for (uint32_t i = 0; i < d->sim_args.len; i++) vec_push(d->arena, &args, d->sim_args.data[i]);
+    return cg_jit_run(s, &o, (int)args.len, args.data);
+}
+
+int driver_run(Driver *d) {
+    switch (d->cmd) {
+    case CMD_PARSE: case CMD_FMT: return parse_only(d);
+    case CMD_CHECK: return check(d);
+    case CMD_FLATTEN: return flatten_cmd(d);
+    case CMD_BUILD: case CMD_RUN: return build_or_run(d);
+    case CMD_NONE: break;
+    }
+    return 1;
+}

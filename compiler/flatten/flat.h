@@ -1,0 +1,74 @@
+/*
+ * flat.h -- the flat model: scalar variables and equations with origins.
+ *
+ * flatten() turns one component of a Program into a FlatModel: the instance
+ * tree is expanded (extends, modifiers, subcomponents), connections become
+ * equations, and every name becomes a dotted path (`r.p.v`).  Expressions are
+ * Expr DAGs over EXPR_VAR(i) (flat variable i, parameters included),
+ * EXPR_DER(i), EXPR_TIME and constants.
+ *
+ * Every equation keeps its origin (instance path + source span) so later
+ * phases can point at the modeler's line.
+ */
+#ifndef DYADC_FLAT_H
+#define DYADC_FLAT_H
+
+#include "expr.h"
+#include "sema.h"
+
+typedef enum {
+    FV_VARIABLE,        /* continuous unknown (state candidate or algebraic) */
+    FV_PARAMETER,       /* fixed during a run, overridable with -p */
+    FV_PARAM_MISSING,   /* parameter with value `missing`: solved at init */
+    FV_CONSTANT         /* `constant` or structural: folded */
+} FlatVarKind;
+
+typedef enum { FC_NONE, FC_POTENTIAL, FC_FLOW, FC_STREAM, FC_INPUT, FC_OUTPUT } FlatConn;
+
+typedef struct FlatVar {
+    const char *name;      /* dotted instance path */
+    FlatVarKind kind;
+    FlatConn conn;         /* connector field qualifier, if any */
+    bool is_final;         /* `final` parameter */
+    Expr *value;           /* parameter default (over VAR of parameters), or NULL */
+    Expr *guess;           /* guess value (over parameters), or NULL */
+    const char *units;     /* NULL if none */
+    double min, max;       /* -inf/+inf when not given */
+    int state_priority;    /* 0 when not given */
+    Span span;             /* declaration */
+} FlatVar;
+
+typedef enum { FE_NORMAL, FE_INITIAL } FlatEqKind;
+
+typedef struct FlatEq {
+    FlatEqKind kind;
+    Expr *lhs, *rhs;       /* lhs = rhs */
+    const char *origin;    /* instance path where it was written ("" = top) */
+    Span span;             /* the relation in the source */
+} FlatEq;
+
+typedef struct FlatAssert {
+    Expr *cond;
+    const char *message;
+    Span span;
+} FlatAssert;
+
+typedef struct FlatModel {
+    ExprCtx *ctx;
+    const char *name;      /* qualified name of the flattened component */
+    Vec(FlatVar) vars;
+    Vec(FlatEq) eqs;
+    Vec(FlatAssert) asserts;
+} FlatModel;
+
+/* Flatten component `d`.  Errors go through diag_*; returns NULL if any. */
+FlatModel *flatten(Program *p, Def *d, ExprCtx *ctx);
+
+/* Deterministic dump: variables with kinds and attributes, then equations
+ * with their origins. */
+void flat_dump(FILE *out, const FlatModel *m);
+
+/* Print an expression of the flat model with dotted names. */
+void flat_print_expr(FILE *out, const FlatModel *m, const Expr *e);
+
+#endif

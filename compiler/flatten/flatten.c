@@ -1,0 +1,134 @@
+/*
+ * flatten.c -- the phase entry point and the flat-model dump.
+ *   flatten(): instance tree -> flat variables -> values and attributes ->
+ *   relations -> connection equations.
+ */
+#include "flatten_internal.h"
+
+#include <math.h>
+#include <string.h>
+
+static void flattener_init(Flattener *F, Program *p, ExprCtx *ctx) {
+    F->prog = p;
+    F->arena = p->arena;
+    F->ctx = ctx;
+    Interner *in = p->in;
+    F->s_der = intern_cstr(in, "der");
+    F->s_time = intern_cstr(in, "time");
+    F->s_pi = intern_cstr(in, "pi");
+    F->s_pi_u = intern_cstr(in, "π");
+    F->s_ifelse = intern_cstr(in, "ifelse");
+    F->s_Real = intern_cstr(in, "Real");
+    F->s_Integer = intern_cstr(in, "Integer");
+    F->s_Boolean = intern_cstr(in, "Boolean");
+    F->s_String = intern_cstr(in, "String");
+}
+
+FlatModel *flatten(Program *p, Def *d, ExprCtx *ctx) {
+    if (d->node->kind != AST_COMPONENT) {
+        diag_error(d->node->span, "`%s` is not a component", d->qname);
+        return NULL;
+    }
+    unsigned errors = diag_error_count();
+    Flattener F = {0};
+    flattener_init(&F, p, ctx);
+    F.m = ARENA_NEW(p->arena, FlatModel);
+    F.m->ctx = ctx;
+    F.m->name = d->qname;
+    Inst *top = inst_build_top(&F, d);
+    if (diag_error_count() > errors) return NULL;
+    uint32_t nk = 2 * F.m->vars.len + 1;
+    F.uf = ARENA_ARRAY(p->arena, uint32_t, nk);
+    for (uint32_t k = 0; k < nk; k++) F.uf[k] = k;
+    F.key_span = ARENA_ARRAY(p->arena, Span, nk);
+    F.key_origin = ARENA_ARRAY(p->arena, const char *, nk);
+    F.key_used = ARENA_ARRAY(p->arena, unsigned char, nk);
+    flatten_bindings(&F);
+    flatten_relations(&F, top);
+    flatten_connections(&F);
+    return diag_error_count() > errors ? NULL : F.m;
+}
+
+/* ---------- dump ---------- */
+
+static void leaf_name(void *ud, FILE *out, const Expr *e) {
+    const FlatModel *m = ud;
+    const char *n = e->index < m->vars.len ? m->vars.data[e->index].name : "?";
+    if (e->kind == EXPR_DER) fprintf(out, "der(%s)", n);
+    else fputs(n, out);
+}
+
+void flat_print_expr(FILE *out, const FlatModel *m, const Expr *e) {
+    expr_print(out, e, leaf_name, (void *)m);
+}
+
+static const char *kind_name(FlatVarKind k) {
+    switch (k) {
+    case FV_VARIABLE: return "variable";
+    case FV_PARAMETER: return "parameter";
+    case FV_PARAM_MISSING: return "parameter(missing)";
+    case FV_CONSTANT: return "constant";
+    }
+    return "?";
+}
+
+static const char *conn_name(FlatConn c) {
+    switch (c) {
+    case FC_NONE: return "";
+    case FC_POTENTIAL: return " potential";
+    case FC_FLOW: return " flow";
+    case FC_STREAM: return " stream";
+    case FC_INPUT: return " input";
+    case FC_OUTPUT: return " output";
+    }
+    return "";
+}
+
+static void dump_var(FILE *out, const FlatModel *m, const FlatVar *v) {
+    fprintf(out, "  %s%s%s %s", v->is_final ? "final " : "", kind_name(v->kind), conn_name(v->conn), v->name);
+    if (v->units) fprintf(out, " [%s]", v->units);
+    if (v->value) {
+        fputs(" = ", out);
+        flat_print_expr(out, m, v->value);
+    }
+    if (v->guess) {
+        fputs(" (guess ", out);
+        flat_print_expr(out, m, v->guess);
+        fputc(')', out);
+    }
+    if (!isinf(v->min)) fprintf(out, " (min %.17g)", v->min);
+    if (!isinf(v->max)) fprintf(out, " (max %.17g)", v->max);
+    if (v->state_priority) fprintf(out, " (statePriority %d)", v->state_priority);
+    fputc('\n', out);
+}
+
+static void dump_eq(FILE *out, const FlatModel *m, const FlatEq *q) {
+    uint32_t line = 0, col = 0;
+    SrcFile *f = src_get(q->span.file);
+    if (f) src_line_col(f, q->span.lo, &line, &col);
+    fputs(q->kind == FE_INITIAL ? "  initial " : "  ", out);
+    flat_print_expr(out, m, q->lhs);
+    fputs(" = ", out);
+    flat_print_expr(out, m, q->rhs);
+    fprintf(out, "    # %s @%u:%u\n", q->origin[0] ? q->origin : "<top>", line, col);
+}
+
+void flat_dump(FILE *out, const FlatModel *m) {
+    fprintf(out, "model %s\n", m->name);
+    uint32_t neq = 0, nunk = 0;
+    for (uint32_t i = 0; i < m->vars.len; i++) {
+        dump_var(out, m, &m->vars.data[i]);
+        nunk += m->vars.data[i].kind == FV_VARIABLE || m->vars.data[i].kind == FV_PARAM_MISSING;
+    }
+    fputs("equations\n", out);
+    for (uint32_t i = 0; i < m->eqs.len; i++) {
+        dump_eq(out, m, &m->eqs.data[i]);
+        neq += m->eqs.data[i].kind == FE_NORMAL;
+    }
+    for (uint32_t i = 0; i < m->asserts.len; i++) {
+        fputs("  assert(", out);
+        flat_print_expr(out, m, m->asserts.data[i].cond);
+        fprintf(out, ", \"%s\")\n", m->asserts.data[i].message);
+    }
+    fprintf(out, "end  # %u equations, %u unknowns\n", neq, nunk);
+}

@@ -1,0 +1,163 @@
+/*
+ * alias.c -- alias elimination, before anything else sees the equations.
+ *
+ * An alias equation relates at most two unknowns with coefficients +-1 and
+ * a remainder free of unknowns and time:  x = +-y + c  or  x = c, where c is
+ * an expression of parameters.  Such equations make up most of an acausal
+ * model (every connection gives some).  They are consumed with a weighted
+ * union-find: every unknown x is stored as x = sign * root + offset; an
+ * equation between two trees links one root under the other (union by
+ * index: the representative is the variable declared first, so the result
+ * is deterministic); `x = c` binds a whole tree to a value.  An alias
+ * equation whose two ends are already in one tree (or a second binding of a
+ * bound tree) is not consumed: it stays a regular equation, where the
+ * balance and structural checks see it.  Near-linear: one pass over the
+ * equations, inverse-Ackermann finds with path compression.
+ *
+ * Eliminated variables keep their output column: alias_value() rebuilds
+ * them from their representative.
+ */
+#include "structure_internal.h"
+
+#include <math.h>
+
+typedef struct {
+    uint32_t *parent;   /* union-find parent (self = root) */
+    double *sign;       /* x = sign * parent + offset */
+    Expr **offset;      /* over parameters */
+    Expr **bound;       /* root only: the tree's value, or NULL */
+} Alias;
+
+static uint32_t find(St *t, Alias *a, uint32_t x) {
+    uint32_t p = a->parent[x];
+    if (p == x) return x;
+    uint32_t r = find(t, a, p);
+    /* x = s1 p + o1, p = s2 r + o2  =>  x = s1 s2 r + (s1 o2 + o1) */
+    if (a->parent[p] != p || r != p) {
+        a->offset[x] = expr_add(t->c, expr_mul(t->c, expr_const(t->c, a->sign[x]), a->offset[p]), a->offset[x]);
+        a->sign[x] *= a->sign[p];
+    }
+    a->parent[x] = r;
+    return r;
+}
+
+static bool is_unknown(St *t, uint32_t v) { return t->m->vars.data[v].kind == FV_VARIABLE; }
+
+/* x = sx*root + ox; returns root */
+static uint32_t rel(St *t, Alias *a, uint32_t x, double *s, Expr **o) {
+    uint32_t r = find(t, a, x);
+    *s = r == x ? 1 : a->sign[x];
+    *o = r == x ? expr_const(t->c, 0) : a->offset[x];
+    return r;
+}
+
+static Expr *zero_unknowns(void *ud, Expr *leaf) {
+    St *t = ud;
+    if (leaf->kind == EXPR_VAR && is_unknown(t, leaf->index)) return expr_const(t->c, 0);
+    return leaf;
+}
+
+/* r = cx*x [+ cy*y] + c: returns the number of unknowns (1 or 2), 0 if not an alias */
+static int classify(St *t, Expr *r, uint32_t *x, uint32_t *y, double *cx, double *cy, Expr **c) {
+    ExprVec leaves = {0};
+    expr_leaves(t->c, r, EXPR_DER, &leaves);
+    if (leaves.len) return 0;
+    ExprVec tm = {0};
+    expr_leaves(t->c, r, EXPR_TIME, &tm);
+    if (tm.len) return 0;
+    expr_leaves(t->c, r, EXPR_VAR, &leaves);
+    uint32_t n = 0, u[2] = {0, 0};
+    for (uint32_t i = 0; i < leaves.len; i++) {
+        if (!is_unknown(t, leaves.data[i]->index)) continue;
+        if (n == 2) return 0;
+        u[n++] = leaves.data[i]->index;
+    }
+    if (n == 0) return 0;
+    double k[2];
+    for (uint32_t i = 0; i < n; i++) {
+        Expr *d = expr_diff(t->c, r, expr_leaf(t->c, EXPR_VAR, u[i]));
+        if (!expr_is_const(d) || fabs(d->value) != 1) return 0;
+        k[i] = d->value;
+    }
+    *c = expr_subst(t->c, r, zero_unknowns, t);
+    *x = u[0];
+    *cx = k[0];
+    *y = u[1];
+    *cy = n == 2 ? k[1] : 0;
+    return (int)n;
+}
+
+/* consume cx*x + c = 0 */
+static bool bind(St *t, Alias *a, uint32_t x, double cx, Expr *c) {
+    double s;
+    Expr *o;
+    uint32_t r = rel(t, a, x, &s, &o);
+    if (a->bound[r]) return false;
+    /* x = -c/cx = s r + o  =>  r = (-c/cx - o) / s */
+    Expr *xv = expr_mul(t->c, expr_const(t->c, -1 / cx), c);
+    a->bound[r] = expr_mul(t->c, expr_const(t->c, 1 / s), expr_sub(t->c, xv, o));
+    return true;
+}
+
+/* consume cx*x + cy*y + c = 0 */
+static bool link(St *t, Alias *a, uint32_t x, double cx, uint32_t y, double cy, Expr *c) {
+    double sx, sy;
+    Expr *ox, *oy;
+    uint32_t rx = rel(t, a, x, &sx, &ox), ry = rel(t, a, y, &sy, &oy);
+    if (rx == ry) return false;
+    if (a->bound[rx] && a->bound[ry]) return false;
+    /* cx (sx rx + ox) + cy (sy ry + oy) + c = 0 => hang the later-declared root */
+    if (rx < ry) {
+        uint32_t tr = rx; rx = ry; ry = tr;
+        double ts = sx; sx = sy; sy = ts;
+        Expr *to = ox; ox = oy; oy = to;
+        double tc = cx; cx = cy; cy = tc;
+    }
+    /* rx = -(cy sy ry + cy oy + cx ox + c) / (cx sx) */
+    double k = -1 / (cx * sx);
+    Expr *off = expr_add(t->c, expr_add(t->c, expr_mul(t->c, expr_const(t->c, cy), oy),
+                                        expr_mul(t->c, expr_const(t->c, cx), ox)), c);
+    a->parent[rx] = ry;
+    a->sign[rx] = k * cy * sy;
+    a->offset[rx] = expr_mul(t->c, expr_const(t->c, k), off);
+    if (a->bound[rx]) { /* move the binding to the new root */
+        Expr *v = expr_mul(t->c, expr_const(t->c, 1 / a->sign[rx]), expr_sub(t->c, a->bound[rx], a->offset[rx]));
+        a->bound[ry] = v;
+        a->bound[rx] = NULL;
+    }
+    return true;
+}
+
+void struct_alias(St *t) {
+    uint32_t n = t->m->vars.len;
+    Alias a = {ARENA_ARRAY(t->arena, uint32_t, n + 1), ARENA_ARRAY(t->arena, double, n + 1),
+               ARENA_ARRAY(t->arena, Expr *, n + 1), ARENA_ARRAY(t->arena, Expr *, n + 1)};
+    for (uint32_t v = 0; v < n; v++) {
+        a.parent[v] = v;
+        a.sign[v] = 1;
+        a.offset[v] = expr_const(t->c, 0);
+    }
+    t->eq_alias = ARENA_ARRAY(t->arena, unsigned char, t->m->eqs.len + 1);
+    for (uint32_t i = 0; i < t->m->eqs.len; i++) {
+        FlatEq *q = &t->m->eqs.data[i];
+        if (q->kind != FE_NORMAL) continue;
+        uint32_t x, y;
+        double cx, cy;
+        Expr *c;
+        int k = classify(t, expr_sub(t->c, q->lhs, q->rhs), &x, &y, &cx, &cy, &c);
+        bool used = (k == 1 && bind(t, &a, x, cx, c)) || (k == 2 && link(t, &a, x, cx, y, cy, c));
+        t->eq_alias[i] = used;
+    }
+    /* the value of every eliminated variable, over representatives and parameters */
+    t->alias = ARENA_ARRAY(t->arena, Expr *, n + 1);
+    for (uint32_t v = 0; v < n; v++) {
+        if (!is_unknown(t, v)) continue;
+        double s;
+        Expr *o;
+        uint32_t r = rel(t, &a, v, &s, &o);
+        if (a.bound[r])
+            t->alias[v] = expr_add(t->c, expr_mul(t->c, expr_const(t->c, s), a.bound[r]), o);
+        else if (r != v)
+            t->alias[v] = expr_add(t->c, expr_mul(t->c, expr_const(t->c, s), expr_leaf(t->c, EXPR_VAR, r)), o);
+    }
+}

@@ -1,0 +1,159 @@
+/*
+ * init.c -- the initialization system.
+ *
+ * Starting values: `initial x = e` with e free of unknowns is a start value
+ * of x; otherwise the guess, otherwise 0.  When every initial relation is
+ * such a start value and no parameter is `missing`, no system is built
+ * (init_n = 0): the runtime fixes the differential unknowns at their start
+ * and lets IDACalcIC find the algebraic ones and y'.
+ *
+ * Otherwise the unknowns are z = [y | y' of differential y | missing
+ * parameters] and the equations are F(t0, y, y', p) = 0 plus every initial
+ * relation.  Under-determined: differential unknowns that no initial
+ * relation mentions are fixed at their start value (a warning lists them).
+ * Over-determined: an error that names the initial relations.
+ */
+#include "structure_internal.h"
+
+#include "dyad_model.h"
+
+static void start_values(St *t, bool *explicit_only) {
+    System *s = t->s;
+    s->start = ARENA_ARRAY(t->arena, Expr *, s->ny + 1);
+    s->start_yp = ARENA_ARRAY(t->arena, Expr *, s->ny + 1);
+    ExprCtx *c = t->c;
+    for (uint32_t v = 0; v < t->m->vars.len; v++) {
+        int32_t y = t->yslot[v];
+        if (y < 0) continue;
+        FlatVar *fv = &t->m->vars.data[v];
+        s->start[y] = fv->guess ? lower(t, fv->guess) : expr_const(c, 0);
+        s->start_yp[y] = expr_const(c, 0);
+    }
+    *explicit_only = true;
+    for (uint32_t i = 0; i < t->m->eqs.len; i++) {
+        FlatEq *q = &t->m->eqs.data[i];
+        if (q->kind != FE_INITIAL) continue;
+        Expr *r = lower(t, expr_sub(c, q->lhs, q->rhs));
+        ExprVec ys = {0}, yps = {0};
+        expr_leaves(c, r, EXPR_Y, &ys);
+        expr_leaves(c, r, EXPR_YP, &yps);
+        Expr *x = ys.len == 1 && yps.len == 0 ? expr_solve_linear(c, r, ys.data[0]) : NULL;
+        bool simple = x && s->y_is_diff[ys.data[0]->index];
+        if (simple) s->start[ys.data[0]->index] = x;
+        else *explicit_only = false;
+    }
+}
+
+/* P(p) -> Z for missing parameters (start values may depend on them) */
+static Expr *map_missing(void *ud, Expr *leaf) {
+    St *t = ud;
+    if (leaf->kind == EXPR_P && t->pz[leaf->index] >= 0) return expr_leaf(t->c, EXPR_Z, (uint32_t)t->pz[leaf->index]);
+    return leaf;
+}
+
+typedef struct { uint32_t row, col; } Ent;
+
+static void init_jacobian(St *t, ExprVec *rows) {
+    System *s = t->s;
+    Vec(Ent) ents = {0};
+    for (uint32_t r = 0; r < rows->len; r++) {
+        ExprVec zs = {0};
+        expr_leaves(t->c, rows->data[r], EXPR_Z, &zs);
+        for (uint32_t i = 0; i < zs.len; i++) vec_push(t->arena, &ents, ((Ent){r, zs.data[i]->index}));
+    }
+    s->init_nnz = ents.len;
+    s->init_colptr = ARENA_ARRAY(t->arena, int32_t, s->init_n + 1);
+    s->init_rowidx = ARENA_ARRAY(t->arena, int32_t, ents.len + 1);
+    s->init_jac = ARENA_ARRAY(t->arena, Expr *, ents.len + 1);
+    for (uint32_t i = 0; i < ents.len; i++) s->init_colptr[ents.data[i].col + 1]++;
+    for (uint32_t c = 0; c < s->init_n; c++) s->init_colptr[c + 1] += s->init_colptr[c];
+    int32_t *fill = ARENA_ARRAY(t->arena, int32_t, s->init_n + 1);
+    for (uint32_t i = 0; i < ents.len; i++) {
+        Ent e = ents.data[i];
+        int32_t k = s->init_colptr[e.col] + fill[e.col]++;
+        s->init_rowidx[k] = (int32_t)e.row;
+        s->init_jac[k] = expr_diff(t->c, rows->data[e.row], expr_leaf(t->c, EXPR_Z, e.col));
+    }
+}
+
+/* z layout and targets */
+static void init_layout(St *t) {
+    System *s = t->s;
+    uint32_t nd = 0, nmiss = 0;
+    for (uint32_t y = 0; y < s->ny; y++) nd += s->y_is_diff[y];
+    for (uint32_t p = 0; p < s->np; p++) nmiss += (s->param_flags[p] & DYRT_PARAM_MISSING) != 0;
+    s->init_n = s->ny + nd + nmiss;
+    s->init_names = ARENA_ARRAY(t->arena, const char *, s->init_n + 1);
+    s->init_guess = ARENA_ARRAY(t->arena, Expr *, s->init_n + 1);
+    s->init_target_kind = ARENA_ARRAY(t->arena, uint8_t, s->init_n + 1);
+    s->init_target_index = ARENA_ARRAY(t->arena, uint32_t, s->init_n + 1);
+    t->zslot = ARENA_ARRAY(t->arena, int32_t, s->ny + 1);
+    uint32_t z = 0;
+    for (uint32_t y = 0; y < s->ny; y++, z++) {
+        s->init_names[z] = s->y_names[y];
+        s->init_guess[z] = s->start[y];
+        s->init_target_kind[z] = EXPR_Y;
+        s->init_target_index[z] = y;
+    }
+    for (uint32_t y = 0; y < s->ny; y++) {
+        t->zslot[y] = -1;
+        if (!s->y_is_diff[y]) continue;
+        t->zslot[y] = (int32_t)z;
+        s->init_names[z] = arena_printf(t->arena, "der(%s)", s->y_names[y]);
+        s->init_guess[z] = s->start_yp[y];
+        s->init_target_kind[z] = EXPR_YP;
+        s->init_target_index[z++] = y;
+    }
+    for (uint32_t p = 0; p < s->np; p++) {
+        if (!(s->param_flags[p] & DYRT_PARAM_MISSING)) continue;
+        FlatVar *fv = &t->m->vars.data[t->pvar[p]];
+        t->pz[p] = (int32_t)z;
+        s->init_names[z] = s->param_names[p];
+        s->init_guess[z] = fv->guess ? lower(t, fv->guess) : expr_const(t->c, 0);
+        s->init_target_kind[z] = EXPR_P;
+        s->init_target_index[z++] = p;
+    }
+}
+
+void struct_build_init(St *t) {
+    System *s = t->s;
+    bool explicit_only;
+    start_values(t, &explicit_only);
+    bool missing = false;
+    for (uint32_t p = 0; p < s->np; p++) missing |= (s->param_flags[p] & DYRT_PARAM_MISSING) != 0;
+    if (explicit_only && !missing) return;
+    init_layout(t);
+    t->to_init = true;
+    ExprVec rows = {0};
+    for (uint32_t i = 0; i < t->m->eqs.len; i++) {
+        FlatEq *q = &t->m->eqs.data[i];
+        vec_push(t->arena, &rows, lower(t, expr_sub(t->c, q->lhs, q->rhs)));
+    }
+    /* fix unmentioned differential unknowns when under-determined */
+    unsigned char *mentioned = ARENA_ARRAY(t->arena, unsigned char, s->init_n + 1);
+    for (uint32_t i = 0; i < t->m->eqs.len; i++) {
+        if (t->m->eqs.data[i].kind != FE_INITIAL) continue;
+        ExprVec zs = {0};
+        expr_leaves(t->c, rows.data[i], EXPR_Z, &zs);
+        for (uint32_t k = 0; k < zs.len; k++) mentioned[zs.data[k]->index] = 1;
+    }
+    for (uint32_t y = 0; y < s->ny && rows.len < s->init_n; y++) {
+        if (!s->y_is_diff[y] || mentioned[y] || mentioned[t->zslot[y]]) continue;
+        diag_warning((Span){0}, "no initial value for state `%s`; starting it at its guess/default",
+                     s->y_names[y]);
+        Expr *zy = expr_leaf(t->c, EXPR_Z, y);
+        vec_push(t->arena, &rows, expr_sub(t->c, zy, expr_subst(t->c, s->start[y], map_missing, t)));
+    }
+    t->to_init = false;
+    if (rows.len != s->init_n) {
+        diag_error((Span){0}, "the initialization system of `%s` is %s-determined: %u equations "
+                              "for %u unknowns",
+                   t->m->name, rows.len > s->init_n ? "over" : "under", rows.len, s->init_n);
+        for (uint32_t i = 0; i < t->m->eqs.len; i++)
+            if (t->m->eqs.data[i].kind == FE_INITIAL)
+                diag_note(t->m->eqs.data[i].span, "initial relation");
+        return;
+    }
+    s->init_resid = rows.data;
+    init_jacobian(t, &rows);
+}

@@ -1,0 +1,129 @@
+/*
+ * test_sim.c -- end-to-end simulation tests: .dyad source -> dyadc (JIT
+ * and standalone executable) -> CSV, compared numerically with closed
+ * forms (STYLE.md §11: tolerances, never bytes).
+ */
+#include <check.h>
+#include <fcntl.h>
+#include <math.h>
+
+#include "simtest.h"
+
+#define DYADC st_path("DYADC_BUILD_DIR", "dyadc")
+#define SRC(rel) st_path("DYADC_SOURCE_DIR", rel)
+
+/* max |column - exact(t)| over all rows */
+static double max_error(const StCsv *c, const char *col, double (*exact)(double)) {
+    int k = st_csv_col(c, col);
+    ck_assert_msg(k >= 0, "column %s missing", col);
+    double err = 0;
+    for (int r = 0; r < c->nrows; r++) {
+        double e = fabs(st_csv(c, r, k) - exact(st_csv(c, r, 0)));
+        if (!(e <= err)) err = e; /* NaN-propagating max */
+    }
+    return err;
+}
+
+/* RC: V0 = 2, R = 100, C = 5m: v(t) = 2 (1 - exp(-t/0.5)) */
+static double rc_exact(double t) { return 2 * (1 - exp(-t / 0.5)); }
+
+static void check_rc_csv(const char *csv) {
+    StCsv c;
+    ck_assert_int_eq(st_csv_read(csv, &c), 0);
+    ck_assert_int_eq(c.nrows, 301);
+    ck_assert_double_eq_tol(st_csv(&c, c.nrows - 1, 0), 3.0, 1e-12);
+    double err = max_error(&c, "c.v", rc_exact);
+    fprintf(stderr, "RC: max |c.v - V0(1-exp(-t/RC))| = %.3g\n", err);
+    ck_assert_msg(err < 1e-6, "RC error %g", err);
+    /* the current through the resistor, an eliminated alias: i = (V0 - v)/R */
+    int ki = st_csv_col(&c, "r.i");
+    ck_assert_int_ge(ki, 0);
+    for (int r = 0; r < c.nrows; r++)
+        ck_assert_double_eq_tol(st_csv(&c, r, ki), (2 - rc_exact(st_csv(&c, r, 0))) / 100, 1e-8);
+    st_csv_free(&c);
+}
+
+START_TEST(rc_jit) {
+    const char *csv = "sim_rc_jit.csv";
+    char *argv[] = {(char *)DYADC, "run", (char *)SRC("tests/sim/rc.dyad"), "--no-stdlib", "--model", "RC",
+                    "--stop", "3", "--interval", "0.01", "--rtol", "1e-8", "--atol", "1e-10",
+                    "-o", (char *)csv, NULL};
+    ck_assert_int_eq(st_run(argv, "sim_rc_jit.log"), 0);
+    check_rc_csv(csv);
+}
+END_TEST
+
+START_TEST(rc_executable) {
+    char *build[] = {(char *)DYADC, "build", (char *)SRC("tests/sim/rc.dyad"), "--no-stdlib", "--model",
+                     "RC", "-o", "sim_rc_exe", NULL};
+    ck_assert_int_eq(st_run(build, "sim_rc_build.log"), 0);
+    char *run[] = {"./sim_rc_exe", "--stop", "3", "--interval", "0.01", "--rtol", "1e-8",
+                   "--atol", "1e-10", "-o", "sim_rc_exe.csv", NULL};
+    ck_assert_int_eq(st_run(run, "sim_rc_exe.log"), 0);
+    check_rc_csv("sim_rc_exe.csv");
+}
+END_TEST
+
+START_TEST(rc_parameter_override) {
+    /* -p V0=3 must propagate into source.V without recompiling */
+    char *argv[] = {(char *)DYADC, "run", (char *)SRC("tests/sim/rc.dyad"), "--no-stdlib", "--model", "RC",
+                    "--stop", "1", "--rtol", "1e-8", "--atol", "1e-10", "-p", "V0=3",
+                    "-o", "sim_rc_p.csv", NULL};
+    ck_assert_int_eq(st_run(argv, "sim_rc_p.log"), 0);
+    StCsv c;
+    ck_assert_int_eq(st_csv_read("sim_rc_p.csv", &c), 0);
+    int k = st_csv_col(&c, "c.v");
+    double t = st_csv(&c, c.nrows - 1, 0);
+    ck_assert_double_eq_tol(st_csv(&c, c.nrows - 1, k), 3 * (1 - exp(-t / 0.5)), 1e-6);
+    st_csv_free(&c);
+}
+END_TEST
+
+/* underdamped m x'' + d x' + k x = 0: m = 2, k = 50, d = 1.5, x0 = 0.5 */
+static double msd_exact(double t) {
+    double m = 2, k = 50, d = 1.5, x0 = 0.5;
+    double w0 = sqrt(k / m), z = d / (2 * sqrt(k * m)), wd = w0 * sqrt(1 - z * z);
+    return x0 * exp(-z * w0 * t) * (cos(wd * t) + z * w0 / wd * sin(wd * t));
+}
+
+START_TEST(msd_jit) {
+    char *argv[] = {(char *)DYADC, "run", (char *)SRC("tests/sim/msd.dyad"), "--no-stdlib", "--model",
+                    "MassSpringDamper", "--stop", "5", "--interval", "0.01", "--rtol", "1e-8",
+                    "--atol", "1e-10", "-o", "sim_msd.csv", NULL};
+    ck_assert_int_eq(st_run(argv, "sim_msd.log"), 0);
+    StCsv c;
+    ck_assert_int_eq(st_csv_read("sim_msd.csv", &c), 0);
+    ck_assert_int_eq(c.nrows, 501);
+    double err = max_error(&c, "mass.s", msd_exact);
+    fprintf(stderr, "MSD: max |x - closed form| = %.3g\n", err);
+    ck_assert_msg(err < 1e-6, "MSD error %g", err);
+    st_csv_free(&c);
+}
+END_TEST
+
+START_TEST(unknown_name_is_located) {
+    char *argv[] = {(char *)DYADC, "flatten", (char *)SRC("tests/sim/rc.dyad"), "--no-stdlib",
+                    "--model", "Resistr", NULL};
+    ck_assert_int_eq(st_run(argv, "sim_unknown.log"), 1);
+    char *log = st_slurp("sim_unknown.log");
+    ck_assert_msg(strstr(log, "Resistr") != NULL, "message names the model: %s", log);
+    free(log);
+}
+END_TEST
+
+int main(void) {
+    Suite *s = suite_create("sim");
+    TCase *tc = tcase_create("closed-form");
+    tcase_set_timeout(tc, 0);
+    tcase_add_test(tc, rc_jit);
+    tcase_add_test(tc, rc_executable);
+    tcase_add_test(tc, rc_parameter_override);
+    tcase_add_test(tc, msd_jit);
+    tcase_add_test(tc, unknown_name_is_located);
+    suite_add_tcase(s, tc);
+    SRunner *r = srunner_create(s);
+    srunner_run_all(r, CK_NORMAL);
+    int failed = srunner_ntests_failed(r);
+    srunner_free(r);
+    return failed ? 1 : 0;
+}
