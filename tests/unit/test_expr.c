@@ -1,0 +1,121 @@
+/* test_expr.c -- the symbolic core: hash-consing, simplification,
+ * differentiation (checked against central differences), substitution,
+ * linear solving. */
+#include <check.h>
+#include <math.h>
+
+#include "expr.h"
+
+static double vals[4] = {0.7, -1.3, 2.1, 0.4};
+static double leaf_val(void *ud, const Expr *e) {
+    (void)ud;
+    return e->kind == EXPR_TIME ? 0.25 : vals[e->index];
+}
+
+START_TEST(hash_consing_and_folding) {
+    Arena *a = arena_new();
+    ExprCtx *c = expr_ctx_new(a);
+    Expr *x = expr_leaf(c, EXPR_VAR, 0), *y = expr_leaf(c, EXPR_VAR, 1);
+    ck_assert_ptr_eq(expr_add(c, x, y), expr_add(c, y, x));
+    ck_assert_ptr_eq(expr_mul(c, expr_call(c, FN_SIN, x, NULL), y), expr_mul(c, y, expr_call(c, FN_SIN, x, NULL)));
+    ck_assert_ptr_eq(expr_add(c, x, expr_const(c, 0)), x);
+    ck_assert_ptr_eq(expr_mul(c, x, expr_const(c, 1)), x);
+    ck_assert(expr_is_const_value(expr_sub(c, x, x), 0));
+    ck_assert(expr_is_const_value(expr_add(c, expr_const(c, 2), expr_const(c, 3)), 5));
+    ck_assert_ptr_eq(expr_neg(c, expr_neg(c, x)), x);
+    ck_assert(expr_is_const_value(expr_call(c, FN_COS, expr_const(c, 0), NULL), 1));
+    arena_free(a);
+}
+END_TEST
+
+/* d/dv of f at vals by central differences */
+static double numdiff(Expr *f, int v) {
+    double h = 1e-6, save = vals[v];
+    vals[v] = save + h;
+    double fp = expr_eval(f, leaf_val, NULL);
+    vals[v] = save - h;
+    double fm = expr_eval(f, leaf_val, NULL);
+    vals[v] = save;
+    return (fp - fm) / (2 * h);
+}
+
+START_TEST(derivatives_match_finite_differences) {
+    Arena *a = arena_new();
+    ExprCtx *c = expr_ctx_new(a);
+    Expr *x = expr_leaf(c, EXPR_VAR, 0), *y = expr_leaf(c, EXPR_VAR, 1), *z = expr_leaf(c, EXPR_VAR, 2);
+    Expr *fs[] = {
+        expr_mul(c, expr_call(c, FN_SIN, x, NULL), expr_call(c, FN_EXP, y, NULL)),
+        expr_div(c, expr_pow(c, z, expr_const(c, 3)), expr_add(c, x, expr_const(c, 2))),
+        expr_call(c, FN_ATAN2, y, x),
+        expr_pow(c, z, x),
+        expr_call(c, FN_SQRT, expr_add(c, expr_mul(c, x, x), expr_mul(c, y, y)), NULL),
+        expr_ifelse(c, expr_cmp(c, EXPR_GT, x, y), expr_mul(c, x, z), expr_neg(c, z)),
+        expr_call(c, FN_TANH, expr_call(c, FN_LOG, z, NULL), NULL),
+        expr_call(c, FN_ASIN, expr_mul(c, expr_const(c, 0.5), x), NULL),
+    };
+    for (size_t i = 0; i < sizeof fs / sizeof fs[0]; i++)
+        for (int v = 0; v < 3; v++) {
+            Expr *d = expr_diff(c, fs[i], expr_leaf(c, EXPR_VAR, (uint32_t)v));
+            double sym = expr_eval(d, leaf_val, NULL), num = numdiff(fs[i], v);
+            ck_assert_msg(fabs(sym - num) < 1e-6 * (1 + fabs(num)), "f%zu d/dx%d: %g vs %g", i, v, sym, num);
+        }
+    arena_free(a);
+}
+END_TEST
+
+static Expr *dvar(void *ud, Expr *leaf) {
+    ExprCtx *c = ud;
+    return leaf->kind == EXPR_VAR ? expr_leaf(c, EXPR_DER, leaf->index) : NULL;
+}
+
+START_TEST(time_derivative_and_solve) {
+    Arena *a = arena_new();
+    ExprCtx *c = expr_ctx_new(a);
+    Expr *x = expr_leaf(c, EXPR_VAR, 0), *y = expr_leaf(c, EXPR_VAR, 1), *t = expr_time(c);
+    /* d/dt (x*y + t^2) = der(x) y + x der(y) + 2t */
+    Expr *d = expr_dt(c, expr_add(c, expr_mul(c, x, y), expr_mul(c, t, t)), dvar, c);
+    Expr *want = expr_add(c, expr_add(c, expr_mul(c, expr_leaf(c, EXPR_DER, 0), y),
+                                      expr_mul(c, x, expr_leaf(c, EXPR_DER, 1))),
+                          expr_mul(c, expr_const(c, 2), t));
+    vals[2] = 0.3; /* der leaves evaluate through index too */
+    ck_assert_double_eq_tol(expr_eval(d, leaf_val, NULL), expr_eval(want, leaf_val, NULL), 1e-12);
+    /* 3 x + 2 y - 4 = 0 -> x = (4 - 2y)/3 */
+    Expr *e = expr_sub(c, expr_add(c, expr_mul(c, expr_const(c, 3), x), expr_mul(c, expr_const(c, 2), y)),
+                       expr_const(c, 4));
+    Expr *sol = expr_solve_linear(c, e, x);
+    ck_assert_ptr_nonnull(sol);
+    ck_assert_double_eq_tol(expr_eval(sol, leaf_val, NULL), (4 - 2 * vals[1]) / 3, 1e-12);
+    ck_assert_ptr_null(expr_solve_linear(c, expr_mul(c, x, x), x));
+    ck_assert(expr_contains(c, e, y));
+    ck_assert(!expr_contains(c, sol, x));
+    arena_free(a);
+}
+END_TEST
+
+START_TEST(deep_chains_do_not_overflow) {
+    Arena *a = arena_new();
+    ExprCtx *c = expr_ctx_new(a);
+    Expr *s = expr_const(c, 0);
+    for (uint32_t i = 0; i < 200000; i++) s = expr_add(c, expr_mul(c, s, expr_const(c, 0.5)), expr_leaf(c, EXPR_VAR, i % 4));
+    Expr *d = expr_diff(c, s, expr_leaf(c, EXPR_VAR, 0));
+    ck_assert_ptr_nonnull(d);
+    ck_assert_uint_gt(expr_size(c, s), 200000);
+    arena_free(a);
+}
+END_TEST
+
+int main(void) {
+    Suite *s = suite_create("expr");
+    TCase *tc = tcase_create("core");
+    tcase_set_timeout(tc, 0);
+    tcase_add_test(tc, hash_consing_and_folding);
+    tcase_add_test(tc, derivatives_match_finite_differences);
+    tcase_add_test(tc, time_derivative_and_solve);
+    tcase_add_test(tc, deep_chains_do_not_overflow);
+    suite_add_tcase(s, tc);
+    SRunner *r = srunner_create(s);
+    srunner_run_all(r, CK_NORMAL);
+    int failed = srunner_ntests_failed(r);
+    srunner_free(r);
+    return failed ? 1 : 0;
+}

@@ -1,0 +1,112 @@
+/* test_support.c -- arena, interned names, vectors, hash maps, sources and diagnostics. */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "support.h"
+
+START_TEST(arena_alloc_is_zeroed_and_aligned) {
+    Arena *a = arena_new();
+    for (int i = 1; i < 5000; i += 37) {
+        unsigned char *p = arena_alloc(a, (size_t)i);
+        ck_assert_int_eq((uintptr_t)p % 16, 0);
+        for (int k = 0; k < i; k++) ck_assert_int_eq(p[k], 0);
+        memset(p, 0xAB, (size_t)i);
+    }
+    void *big = arena_alloc(a, 1 << 20); /* larger than a chunk */
+    ck_assert_ptr_nonnull(big);
+    ck_assert_uint_ge(arena_bytes(a), 1u << 20);
+    ck_assert_str_eq(arena_printf(a, "%s.%d", "r", 7), "r.7");
+    arena_free(a);
+}
+END_TEST
+
+START_TEST(intern_gives_one_pointer_per_name) {
+    Arena *a = arena_new();
+    Interner *in = intern_new(a);
+    Sym x = intern_cstr(in, "ω₀");
+    char buf[16];
+    strcpy(buf, "ω₀");
+    ck_assert_ptr_eq(intern_cstr(in, buf), x);
+    ck_assert_ptr_ne(intern_cstr(in, "ω₁"), x);
+    ck_assert_ptr_eq(intern(in, "abcdef", 3), intern_cstr(in, "abc"));
+    /* growth keeps every name */
+    Sym names[5000];
+    for (int i = 0; i < 5000; i++) names[i] = intern_cstr(in, arena_printf(a, "n%d", i));
+    for (int i = 0; i < 5000; i++) ck_assert_ptr_eq(intern_cstr(in, arena_printf(a, "n%d", i)), names[i]);
+    arena_free(a);
+}
+END_TEST
+
+START_TEST(vec_and_hashmap) {
+    Arena *a = arena_new();
+    Vec(int) v = {0};
+    for (int i = 0; i < 10000; i++) vec_push(a, &v, i * 3);
+    ck_assert_uint_eq(v.len, 10000);
+    ck_assert_int_eq(v.data[9999], 29997);
+    HashMap m = {0};
+    for (uint64_t k = 1; k <= 20000; k++) hmap_put(a, &m, k * 7919, (void *)(uintptr_t)k);
+    for (uint64_t k = 1; k <= 20000; k++) ck_assert_ptr_eq(hmap_get(&m, k * 7919), (void *)(uintptr_t)k);
+    ck_assert_ptr_null(hmap_get(&m, 3));
+    arena_free(a);
+}
+END_TEST
+
+START_TEST(diagnostic_has_location_line_and_caret) {
+    Arena *a = arena_new();
+    const char *text = "component A\n  variable x::Real\nrelations\n  x = yy + 1\nend\n";
+    SrcFile *f = src_from_string(a, "dir/a.dyad", text, strlen(text));
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&buf, &len);
+    diag_set_output(out);
+    diag_reset();
+    uint32_t lo = (uint32_t)(strstr(text, "yy") - text);
+    diag_error((Span){f->id, lo, lo + 2}, "unknown name `%s`", "yy");
+    fclose(out);
+    diag_set_output(NULL);
+    ck_assert_str_eq(buf, "dir/a.dyad:4:7: error: unknown name `yy`\n"
+                          "    4 |   x = yy + 1\n"
+                          "      |       ^~\n");
+    ck_assert_uint_eq(diag_error_count(), 1);
+    free(buf);
+    diag_reset();
+    arena_free(a);
+}
+END_TEST
+
+START_TEST(columns_count_code_points) {
+    Arena *a = arena_new();
+    const char *text = "Δp = ω₀\n";
+    SrcFile *f = src_from_string(a, "u.dyad", text, strlen(text));
+    uint32_t line, col;
+    src_line_col(f, (uint32_t)(strstr(text, "ω") - text), &line, &col);
+    ck_assert_uint_eq(line, 1);
+    ck_assert_uint_eq(col, 6);
+    arena_free(a);
+}
+END_TEST
+
+START_TEST(suggestions) {
+    Sym cands[] = {"Resistor", "Capacitor", "Inductor"};
+    ck_assert_str_eq(suggest_name("Resistr", cands, 3), "Resistor");
+    ck_assert_ptr_null(suggest_name("Zzz", cands, 3));
+}
+END_TEST
+
+int main(void) {
+    Suite *s = suite_create("support");
+    TCase *tc = tcase_create("core");
+    tcase_add_test(tc, arena_alloc_is_zeroed_and_aligned);
+    tcase_add_test(tc, intern_gives_one_pointer_per_name);
+    tcase_add_test(tc, vec_and_hashmap);
+    tcase_add_test(tc, diagnostic_has_location_line_and_caret);
+    tcase_add_test(tc, columns_count_code_points);
+    tcase_add_test(tc, suggestions);
+    suite_add_tcase(s, tc);
+    SRunner *r = srunner_create(s);
+    srunner_run_all(r, CK_NORMAL);
+    int failed = srunner_ntests_failed(r);
+    srunner_free(r);
+    return failed ? 1 : 0;
+}
