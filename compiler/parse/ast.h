@@ -115,6 +115,7 @@ typedef struct AstTrivia {
     bool doc_triple;              /* docstring was written """...""" */
     const char *doc_comment;      /* preceding # lines; NULL if none */
     const char *trailing_comment; /* `# ...` after the item on its line */
+    const char *doc_raw;          /* docstring exactly as written (quotes incl.) */
 } AstTrivia;
 
 typedef enum {
@@ -163,6 +164,7 @@ struct AstNode {
         struct {            /* AST_TYPEDEF */
             Sym name;
             AstNode *type;  /* AST_TYPE or AST_FUNCTYPE */
+            AstList dims;   /* `type Vec3 = Real[3]` */
         } typedef_;
         struct {            /* AST_STRUCT, AST_CONNECTOR, AST_COMPONENT, AST_ANALYSIS */
             Sym name;
@@ -295,6 +297,7 @@ struct AstNode {
             const char *value; /* decoded (UTF-8) */
             uint32_t len;
             bool triple;
+            const char *raw; /* verbatim spelling incl. quotes, for the formatter */
         } str;
         struct { bool value; } boolean; /* AST_BOOL */
         struct { Sym name; } ident;     /* AST_IDENT */
@@ -352,6 +355,9 @@ AstFile *parse_file(Arena *a, Interner *in, SrcFile *src);
 
 /* Deterministic textual dump (golden tests). */
 void ast_dump(FILE *out, const AstFile *f);
+
+/* The same dump; with_spans = false omits every span (round-trip checks). */
+void ast_dump_opts(FILE *out, const AstFile *f, bool with_spans);
 
 /* Canonical formatting: fmt(fmt(x)) == fmt(x); parse(fmt(x)) == parse(x). */
 void ast_format(FILE *out, const AstFile *f);

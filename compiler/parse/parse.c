@@ -1,0 +1,239 @@
+/*
+ * parse.c -- parse_file(): runs the scanner and the bison parser over one
+ * SrcFile, then attaches `#` comments to items.
+ *
+ * Comment attachment rule (deterministic, so the formatter round-trips):
+ *   - a comment with code before it on its line is the `trailing_comment` of
+ *     the item that ends last before it on that line;
+ *   - every other comment joins the `doc_comment` of the next item that
+ *     starts after it (items: definitions, declarations, relations, enum
+ *     cases, switch cases, function statements), or the file's trailing
+ *     comments when no item follows.
+ * Also: number values (SI prefixes) and string decoding used by the lexer
+ * and the constructors.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "parse_internal.h"
+
+/* ---------- numbers ---------- */
+
+static double si_scale(const char *s, size_t n) {
+    static const struct { const char *p; double v; } tab[] = {
+        {"Q", 1e30}, {"R", 1e27}, {"Y", 1e24}, {"Z", 1e21}, {"E", 1e18}, {"P", 1e15},
+        {"T", 1e12}, {"G", 1e9}, {"M", 1e6}, {"k", 1e3}, {"h", 1e2}, {"da", 1e1},
+        {"d", 1e-1}, {"c", 1e-2}, {"m", 1e-3}, {"u", 1e-6}, {"\xCE\xBC", 1e-6},
+        {"\xC2\xB5", 1e-6}, {"n", 1e-9}, {"p", 1e-12}, {"f", 1e-15}, {"a", 1e-18},
+        {"z", 1e-21}, {"y", 1e-24}, {"r", 1e-27}, {"q", 1e-30},
+    };
+    for (size_t i = 0; i < sizeof tab / sizeof tab[0]; i++)
+        if (strlen(tab[i].p) == n && memcmp(tab[i].p, s, n) == 0) return tab[i].v;
+    return 1.0;
+}
+
+double lex_number_value(const char *text, size_t n, bool *is_int) {
+    char buf[128];
+    size_t i = 0;
+    bool frac = false, exp = false;
+    while (i < n && i < sizeof buf - 1) {
+        char c = text[i];
+        if (c >= '0' && c <= '9') { buf[i] = c; i++; continue; }
+        if (c == '.' && !frac && !exp) { frac = true; buf[i] = c; i++; continue; }
+        if ((c == 'e' || c == 'E') && i + 1 < n &&
+            ((text[i + 1] >= '0' && text[i + 1] <= '9') || text[i + 1] == '+' || text[i + 1] == '-')) {
+            exp = true;
+            buf[i++] = c;
+            buf[i] = text[i];
+            i++;
+            continue;
+        }
+        break;
+    }
+    buf[i] = '\0';
+    double v = strtod(buf, NULL);
+    double scale = i < n ? si_scale(text + i, n - i) : 1.0;
+    *is_int = !frac && !exp && i == n;
+    if (i < n && n > sizeof buf - 1 && scale == 1.0) *is_int = false;
+    return scale == 1.0 ? v : v * scale;
+}
+
+/* ---------- strings ---------- */
+
+static int hexval(char c) {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
+static int hex4(const char *s, size_t avail) {
+    if (avail < 4) return -1;
+    int v = 0;
+    for (int i = 0; i < 4; i++) {
+        int h = hexval(s[i]);
+        if (h < 0) return -1;
+        v = v * 16 + h;
+    }
+    return v;
+}
+
+static size_t put_utf8(char *o, uint32_t cp) {
+    if (cp < 0x80) { o[0] = (char)cp; return 1; }
+    if (cp < 0x800) { o[0] = (char)(0xC0 | (cp >> 6)); o[1] = (char)(0x80 | (cp & 0x3F)); return 2; }
+    if (cp < 0x10000) {
+        o[0] = (char)(0xE0 | (cp >> 12)); o[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
+        o[2] = (char)(0x80 | (cp & 0x3F));
+        return 3;
+    }
+    o[0] = (char)(0xF0 | (cp >> 18)); o[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
+    o[2] = (char)(0x80 | ((cp >> 6) & 0x3F)); o[3] = (char)(0x80 | (cp & 0x3F));
+    return 4;
+}
+
+/* Decode one escape at s (s[0] == '\\'); returns bytes consumed, 0 if invalid. */
+static size_t decode_escape(const char *s, size_t avail, char *o, size_t *olen) {
+    if (avail < 2) return 0;
+    char c = s[1];
+    const char *simple = "b\bf\fn\nr\rt\tv\v\"\"\\\\//";
+    for (const char *q = simple; *q; q += 2)
+        if (*q == c) { o[(*olen)++] = q[1]; return 2; }
+    if (c != 'u') return 0;
+    int cp = hex4(s + 2, avail - 2);
+    if (cp < 0) return 0;
+    size_t used = 6;
+    if (cp >= 0xD800 && cp <= 0xDBFF && avail >= 12 && s[6] == '\\' && s[7] == 'u') {
+        int lo = hex4(s + 8, avail - 8);
+        if (lo >= 0xDC00 && lo <= 0xDFFF) {
+            cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+            used = 12;
+        }
+    }
+    if (cp >= 0xD800 && cp <= 0xDFFF) cp = 0xFFFD;
+    *olen += put_utf8(o + *olen, (uint32_t)cp);
+    return used;
+}
+
+char *lex_decode_string(Arena *a, const char *raw, size_t n, bool triple,
+                        uint32_t *out_len, const char **bad_escape) {
+    size_t q = triple ? 3 : 1;
+    const char *s = raw + (n >= q ? q : n);
+    size_t len = n >= q ? n - q : 0;
+    if (len >= q && memcmp(s + len - q, triple ? "\"\"\"" : "\"", q) == 0 &&
+        !(len > q && !triple && s[len - 2] == '\\' && false))
+        len -= q;
+    char *o = arena_alloc(a, len * 2 + 8);
+    size_t ol = 0;
+    *bad_escape = NULL;
+    for (size_t i = 0; i < len;) {
+        if (s[i] != '\\') { o[ol++] = s[i++]; continue; }
+        size_t used = decode_escape(s + i, len - i, o, &ol);
+        if (used == 0) {
+            if (!*bad_escape) *bad_escape = s + i;
+            o[ol++] = s[i++];
+            if (i < len) o[ol++] = s[i++];
+            continue;
+        }
+        i += used;
+    }
+    o[ol] = '\0';
+    *out_len = (uint32_t)ol;
+    return o;
+}
+
+/* ---------- comment attachment ---------- */
+
+typedef struct { AstNode *n; uint32_t idx; } Ent;
+
+static int by_lo(const void *a, const void *b) {
+    const Ent *x = a, *y = b;
+    if (x->n->span.lo != y->n->span.lo) return x->n->span.lo < y->n->span.lo ? -1 : 1;
+    return x->idx < y->idx ? 1 : x->idx > y->idx ? -1 : 0; /* outer (later) first */
+}
+
+static int by_hi(const void *a, const void *b) {
+    const Ent *x = a, *y = b;
+    if (x->n->span.hi != y->n->span.hi) return x->n->span.hi < y->n->span.hi ? -1 : 1;
+    return x->idx < y->idx ? -1 : x->idx > y->idx ? 1 : 0;
+}
+
+static const char *comment_text(Parser *p, Span sp) {
+    const char *t = p->src->text + sp.lo + 1;
+    size_t n = sp.hi - sp.lo - 1;
+    if (n && t[0] == ' ') { t++; n--; }
+    while (n && (t[n - 1] == '\r' || t[n - 1] == ' ' || t[n - 1] == '\t')) n--;
+    return arena_strndup(p->arena, t, n);
+}
+
+static const char *join(Parser *p, const char *a, const char *b) {
+    return a ? arena_printf(p->arena, "%s\n%s", a, b) : b;
+}
+
+static bool same_line(Parser *p, uint32_t from, uint32_t to) {
+    for (uint32_t i = from; i < to; i++)
+        if (p->src->text[i] == '\n') return false;
+    return true;
+}
+
+static AstNode *trailing_owner(Parser *p, Ent *hi, uint32_t n, uint32_t at) {
+    uint32_t lo = 0, top = n;
+    while (lo < top) { /* first entry with hi > at */
+        uint32_t mid = (lo + top) / 2;
+        if (hi[mid].n->span.hi <= at) lo = mid + 1;
+        else top = mid;
+    }
+    if (lo == 0) return NULL;
+    AstNode *cand = hi[lo - 1].n;
+    return same_line(p, cand->span.hi, at) ? cand : NULL;
+}
+
+static AstNode *next_item(Ent *los, uint32_t n, uint32_t at) {
+    uint32_t lo = 0, top = n;
+    while (lo < top) {
+        uint32_t mid = (lo + top) / 2;
+        if (los[mid].n->span.lo <= at) lo = mid + 1;
+        else top = mid;
+    }
+    return lo < n ? los[lo].n : NULL;
+}
+
+static void attach_comments(Parser *p, AstFile *f) {
+    uint32_t n = p->items.len;
+    Ent *los = ARENA_ARRAY(p->arena, Ent, n + 1), *his = ARENA_ARRAY(p->arena, Ent, n + 1);
+    for (uint32_t i = 0; i < n; i++) los[i] = his[i] = (Ent){p->items.data[i], i};
+    qsort(los, n, sizeof *los, by_lo);
+    qsort(his, n, sizeof *his, by_hi);
+    for (uint32_t i = 0; i < p->comments.len; i++) {
+        Comment *c = &p->comments.data[i];
+        const char *text = comment_text(p, c->span);
+        AstNode *owner = c->own_line ? NULL : trailing_owner(p, his, n, c->span.lo);
+        if (owner && !owner->trivia.trailing_comment) {
+            owner->trivia.trailing_comment = text;
+            continue;
+        }
+        AstNode *next = next_item(los, n, c->span.lo);
+        if (next) next->trivia.doc_comment = join(p, next->trivia.doc_comment, text);
+        else f->trailing.doc_comment = join(p, f->trailing.doc_comment, text);
+    }
+}
+
+/* ---------- entry point ---------- */
+
+AstFile *parse_file(Arena *a, Interner *in, SrcFile *src) {
+    AstFile *f = ARENA_NEW(a, AstFile);
+    f->src = src;
+    Parser *p = ARENA_NEW(a, Parser);
+    p->arena = a;
+    p->in = in;
+    p->src = src;
+    if (lex_init(p) != 0) {
+        diag_internal("cannot create the scanner");
+        return f;
+    }
+    dyadc_yyparse(p, p->scanner);
+    lex_done(p);
+    attach_comments(p, f);
+    f->items = (AstList){p->top.data, p->top.len};
+    return f;
+}
