@@ -31,6 +31,14 @@ static void add_fn_attr(Cg *g, LLVMValueRef fn, const char *name) {
                             LLVMCreateEnumAttribute(g->ctx, k, 0));
 }
 
+/* Pointer arguments are noalias: the runtime never passes an array that
+ * overlaps one the function writes (dyad_model.h).  Without it every store
+ * may clobber every later load, and optimization becomes quadratic. */
+static void add_param_attr(Cg *g, LLVMValueRef fn, unsigned i, const char *name) {
+    unsigned k = LLVMGetEnumAttributeKindForName(name, strlen(name));
+    LLVMAddAttributeAtIndex(fn, i + 1, LLVMCreateEnumAttribute(g->ctx, k, 0));
+}
+
 static LLVMTypeRef fn_type(Cg *g, const CgFnSpec *spec) {
     LLVMTypeRef ps[6];
     for (int i = 0; i < spec->nargs; i++) {
@@ -48,7 +56,11 @@ static LLVMValueRef begin_fn(Cg *g, const CgFnSpec *spec, const char *name, bool
     add_fn_attr(g, fn, "nounwind");
     if (chunk) add_fn_attr(g, fn, "noinline");
     for (int i = 0; i < CG_ARG_COUNT; i++) g->args[i] = NULL;
-    for (int i = 0; i < spec->nargs; i++) g->args[spec->args[i]] = LLVMGetParam(fn, (unsigned)i);
+    for (int i = 0; i < spec->nargs; i++) {
+        g->args[spec->args[i]] = LLVMGetParam(fn, (unsigned)i);
+        if (spec->args[i] != CG_ARG_T && spec->args[i] != CG_ARG_CJ)
+            add_param_attr(g, fn, (unsigned)i, "noalias");
+    }
     LLVMBasicBlockRef bb = LLVMAppendBasicBlockInContext(g->ctx, fn, "entry");
     LLVMPositionBuilderAtEnd(g->bld, bb);
     return fn;

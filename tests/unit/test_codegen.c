@@ -512,6 +512,7 @@ START_TEST(test_chunk_bounds) {
     /* at most ~4 instructions per node, plus call overhead in entries */
     ck_assert_msg(st.max_instructions <= 4 * CG_CHUNK_MAX_NODES + 64,
                   "largest function has %u instructions", st.max_instructions);
+    o.opt_level = 0; /* the chunked values; O2 is covered by the small systems */
     CgJit *j = cg_jit_compile(&t->s, &o);
     ck_assert_ptr_nonnull(j);
     const DyrtModel *m = cg_jit_model(j);
@@ -547,6 +548,24 @@ START_TEST(test_dump_ir) {
     ck_assert_ptr_nonnull(strstr(buf, "@dyad_residual.0("));
     ck_assert_ptr_null(strstr(buf, " fast "));
     free(buf);
+    ts_free(t);
+}
+END_TEST
+
+START_TEST(test_empty_system) {
+    TestSys *t = ts_new();
+    CgJit *j = cg_jit_compile(&t->s, NULL);
+    ck_assert_ptr_nonnull(j);
+    const DyrtModel *m = cg_jit_model(j);
+    ck_assert_int_eq(m->ny, 0);
+    ck_assert_ptr_null(m->y_names);
+    ck_assert_ptr_null(m->jac_colptr);
+    double r = 7;
+    ck_assert_int_eq(m->residual(0, NULL, NULL, NULL, &r), 0);
+    ck_assert_double_eq(r, 7);
+    m->param_defaults(NULL, NULL);
+    cg_jit_free(j);
+    ck_assert_int_ne(cg_emit_object(&t->s, NULL, "/nonexistent-dir/x.o"), 0);
     ts_free(t);
 }
 END_TEST
@@ -632,6 +651,7 @@ static Suite *codegen_suite(void) {
     tcase_add_test(tc, test_descriptor_layout);
     tcase_add_test(tc, test_chunk_bounds);
     tcase_add_test(tc, test_dump_ir);
+    tcase_add_test(tc, test_empty_system);
     tcase_add_test(tc, test_object_link_run);
     suite_add_tcase(s, tc);
     return s;
