@@ -324,6 +324,37 @@ START_TEST(test_mixed_numeric) {
 }
 END_TEST
 
+/* No reassociation or contraction: -O0 and -O3 give bit-identical values. */
+START_TEST(test_levels_bitwise) {
+    TestSys *t = mixed_system();
+    CgOptions o0, o3;
+    cg_options_init(&o0);
+    cg_options_init(&o3);
+    o0.opt_level = 0;
+    o3.opt_level = 3;
+    CgJit *j0 = cg_jit_compile(&t->s, &o0), *j3 = cg_jit_compile(&t->s, &o3);
+    ck_assert_ptr_nonnull(j0);
+    ck_assert_ptr_nonnull(j3);
+    enum { N = 64 };
+    double buf[4 * N], a[N], b[N];
+    for (int rep = 0; rep < 20; rep++) {
+        Point pt;
+        random_point(&pt, buf, N);
+        memset(a, 0, sizeof a);
+        memset(b, 0, sizeof b);
+        cg_jit_model(j0)->outputs(pt.t, pt.y, pt.yp, pt.p, a);
+        cg_jit_model(j3)->outputs(pt.t, pt.y, pt.yp, pt.p, b);
+        ck_assert_int_eq(memcmp(a, b, t->s.nout * sizeof(double)), 0);
+        cg_jit_model(j0)->jacobian(pt.t, pt.y, pt.yp, pt.p, pt.cj, a);
+        cg_jit_model(j3)->jacobian(pt.t, pt.y, pt.yp, pt.p, pt.cj, b);
+        ck_assert_int_eq(memcmp(a, b, t->s.jac_nnz * sizeof(double)), 0);
+    }
+    cg_jit_free(j0);
+    cg_jit_free(j3);
+    ts_free(t);
+}
+END_TEST
+
 START_TEST(test_nan_status) {
     TestSys *t = ts_new();
     Expr **r = ARENA_ARRAY(t->arena, Expr *, 1);
@@ -646,6 +677,7 @@ static Suite *codegen_suite(void) {
     tcase_add_test(tc, test_param_defaults);
     tcase_add_test(tc, test_dae_numeric);
     tcase_add_test(tc, test_mixed_numeric);
+    tcase_add_test(tc, test_levels_bitwise);
     tcase_add_test(tc, test_nan_status);
     tcase_add_test(tc, test_asserts_and_init);
     tcase_add_test(tc, test_descriptor_layout);
