@@ -56,7 +56,8 @@ double lex_number_value(const char *text, size_t n, bool *is_int) {
     double scale = i < n ? si_scale(text + i, n - i) : 1.0;
     *is_int = !frac && !exp && i == n;
     if (i < n && n > sizeof buf - 1 && scale == 1.0) *is_int = false;
-    return scale == 1.0 ? v : v * scale;
+    if (scale == 1.0) return v;
+    return scale > 1.0 ? v * scale : v / (1.0 / scale); /* 100n == 1e-7 exactly */
 }
 
 /* ---------- strings ---------- */

@@ -754,11 +754,17 @@ static const char *tok_display(yysymbol_kind_t s, char *buf, size_t n) {
     return buf;
 }
 
+static bool expects(const yysymbol_kind_t *exp, int n, yysymbol_kind_t s) {
+    for (int i = 0; i < n; i++)
+        if (exp[i] == s) return true;
+    return false;
+}
+
 static int yyreport_syntax_error(const yypcontext_t *ctx, Parser *p, void *scanner) {
     (void)scanner;
     if (p->last_synthetic) return 0; /* "expected `end` ..." already said */
-    yysymbol_kind_t exp[6];
-    int nexp = yypcontext_expected_tokens(ctx, exp, 6);
+    yysymbol_kind_t exp[YYNTOKENS];
+    int nexp = yypcontext_expected_tokens(ctx, exp, YYNTOKENS);
     yysymbol_kind_t bad = yypcontext_token(ctx);
     char what[160], msg[512], b[64];
     tok_display(bad, what, sizeof what);
@@ -772,6 +778,15 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, Parser *p, void *scann
                           tok_display(exp[i], b, sizeof b));
     } else if (strcmp(yysymbol_name(bad), "'='") == 0) {
         snprintf(msg + n, sizeof msg - (size_t)n, " in expression");
+    } else if (expects(exp, nexp, YYSYMBOL_COMPONENT) && expects(exp, nexp, YYSYMBOL_CONNECTOR)) {
+        snprintf(msg + n, sizeof msg - (size_t)n, "; expected a definition "
+                 "(`component`, `connector`, `type`, ...)");
+    } else if (expects(exp, nexp, YYSYMBOL_NUMBER) && !expects(exp, nexp, YYSYMBOL_END)) {
+        snprintf(msg + n, sizeof msg - (size_t)n, "; expected an expression");
+    } else if (expects(exp, nexp, YYSYMBOL_PARAMETER)) {
+        snprintf(msg + n, sizeof msg - (size_t)n, "; expected a declaration, `relations` or `end`");
+    } else if (expects(exp, nexp, YYSYMBOL_CONNECT)) {
+        snprintf(msg + n, sizeof msg - (size_t)n, "; expected a relation or `end`");
     }
     parse_syntax_error(p, *yypcontext_location(ctx), msg);
     return 0;
