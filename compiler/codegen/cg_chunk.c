@@ -56,6 +56,8 @@ static LLVMValueRef begin_fn(Cg *g, const CgFnSpec *spec, const char *name, bool
     add_fn_attr(g, fn, "nounwind");
     if (chunk) add_fn_attr(g, fn, "noinline");
     for (int i = 0; i < CG_ARG_COUNT; i++) g->args[i] = NULL;
+    g->leaves = spec->leaves;
+    g->fn_name = spec->name;
     for (int i = 0; i < spec->nargs; i++) {
         g->args[spec->args[i]] = LLVMGetParam(fn, (unsigned)i);
         if (spec->args[i] != CG_ARG_T && spec->args[i] != CG_ARG_CJ)

@@ -203,16 +203,10 @@ static LLVMValueRef emit_node(Cg *g, Expr *e) {
     return f64(g, 0.0);
 }
 
-/* Does the leaf kind have an argument in the current function? */
+/* May the current function read this leaf?  (CONST and operators: yes.) */
 static bool leaf_ok(const Cg *g, const Expr *e) {
-    switch ((ExprKind)e->kind) {
-    case EXPR_TIME: return g->args[CG_ARG_T] != NULL;
-    case EXPR_Y: return g->args[CG_ARG_Y] != NULL;
-    case EXPR_YP: return g->args[CG_ARG_YP] != NULL;
-    case EXPR_P: return g->args[CG_ARG_P] != NULL;
-    case EXPR_Z: return g->args[CG_ARG_Z] != NULL;
-    default: return true;
-    }
+    if (!expr_is_leaf(e) || e->kind == EXPR_CONST) return true;
+    return (g->leaves & CG_LEAF(e->kind)) != 0;
 }
 
 /* Iterative post-order: push children until all are memoized, then emit. */
@@ -231,8 +225,8 @@ LLVMValueRef cg_expr(Cg *g, Expr *root) {
         if (!ready) continue;
         g->stack.len--;
         if (!leaf_ok(g, e)) {
-            diag_internal("codegen: %s leaf in a function without that argument",
-                          expr_kind_names[e->kind]);
+            diag_internal("codegen: %s leaf where it cannot be read (in %s)",
+                          expr_kind_names[e->kind], g->fn_name);
             g->failed = 1;
             cg_memo_set(g, e, f64(g, 0.0));
             continue;

@@ -50,7 +50,10 @@ typedef struct CgFnSpec {
     CgRet ret;
     int nargs;
     CgArg args[6];             /* roles in C parameter order */
+    uint32_t leaves;           /* CG_LEAF(kind) bits: leaves its Exprs may read */
 } CgFnSpec;
+
+#define CG_LEAF(kind) (1u << (kind))
 
 /* One stored value: dest[dest_index] = a + cj*b.  a or b NULL = absent
  * term.  guard_given: store only where !given[dest_index] (param
@@ -84,6 +87,8 @@ typedef struct Cg {
     Vec(Expr *) stack;         /* explicit DFS stack (deep DAGs) */
 
     LLVMValueRef args[CG_ARG_COUNT]; /* current function's arguments by role */
+    uint32_t leaves;           /* current function's readable leaf kinds */
+    const char *fn_name;       /* current entry function, for messages */
     int failed;                /* an internal error was reported */
     uint32_t nchunks;          /* statistics */
     uint32_t max_chunk_nodes;

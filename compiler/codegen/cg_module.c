@@ -164,29 +164,33 @@ static LLVMValueRef f64_global(Cg *g, const char *name, const double *a, uint32_
 
 /* ---------- model functions ---------- */
 
+#define L(k) CG_LEAF(EXPR_##k)
+#define L_DAE (L(TIME) | L(Y) | L(YP) | L(P))
+#define L_INIT (L(TIME) | L(Z) | L(P))
+
 static const CgFnSpec spec_params = {"dyad_param_defaults", CG_RET_VOID, 2,
-                                     {CG_ARG_P, CG_ARG_GIVEN}};
+                                     {CG_ARG_P, CG_ARG_GIVEN}, L(P)};
 static const CgFnSpec spec_start = {"dyad_start", CG_RET_VOID, 4,
-                                    {CG_ARG_T, CG_ARG_P, CG_ARG_Y, CG_ARG_YP}};
+                                    {CG_ARG_T, CG_ARG_P, CG_ARG_Y, CG_ARG_YP}, L(TIME) | L(P)};
 static const CgFnSpec spec_resid = {"dyad_residual", CG_RET_STATUS, 5,
-                                    {CG_ARG_T, CG_ARG_Y, CG_ARG_YP, CG_ARG_P, CG_ARG_OUT}};
+                                    {CG_ARG_T, CG_ARG_Y, CG_ARG_YP, CG_ARG_P, CG_ARG_OUT}, L_DAE};
 static const CgFnSpec spec_jac = {"dyad_jacobian", CG_RET_STATUS, 6,
                                   {CG_ARG_T, CG_ARG_Y, CG_ARG_YP, CG_ARG_P, CG_ARG_CJ,
-                                   CG_ARG_OUT}};
+                                   CG_ARG_OUT}, L_DAE};
 static const CgFnSpec spec_out = {"dyad_outputs", CG_RET_VOID, 5,
-                                  {CG_ARG_T, CG_ARG_Y, CG_ARG_YP, CG_ARG_P, CG_ARG_OUT}};
+                                  {CG_ARG_T, CG_ARG_Y, CG_ARG_YP, CG_ARG_P, CG_ARG_OUT}, L_DAE};
 static const CgFnSpec spec_zc = {"dyad_zero_crossings", CG_RET_VOID, 5,
-                                 {CG_ARG_T, CG_ARG_Y, CG_ARG_YP, CG_ARG_P, CG_ARG_OUT}};
+                                 {CG_ARG_T, CG_ARG_Y, CG_ARG_YP, CG_ARG_P, CG_ARG_OUT}, L_DAE};
 static const CgFnSpec spec_assert = {"dyad_check_asserts", CG_RET_ASSERT, 4,
-                                     {CG_ARG_T, CG_ARG_Y, CG_ARG_YP, CG_ARG_P}};
+                                     {CG_ARG_T, CG_ARG_Y, CG_ARG_YP, CG_ARG_P}, L_DAE};
 static const CgFnSpec spec_iresid = {"dyad_init_residual", CG_RET_STATUS, 4,
-                                     {CG_ARG_T, CG_ARG_Z, CG_ARG_P, CG_ARG_OUT}};
+                                     {CG_ARG_T, CG_ARG_Z, CG_ARG_P, CG_ARG_OUT}, L_INIT};
 static const CgFnSpec spec_ijac = {"dyad_init_jacobian", CG_RET_STATUS, 4,
-                                   {CG_ARG_T, CG_ARG_Z, CG_ARG_P, CG_ARG_OUT}};
+                                   {CG_ARG_T, CG_ARG_Z, CG_ARG_P, CG_ARG_OUT}, L_INIT};
 static const CgFnSpec spec_iguess = {"dyad_init_guess", CG_RET_VOID, 3,
-                                     {CG_ARG_T, CG_ARG_P, CG_ARG_Z}};
+                                     {CG_ARG_T, CG_ARG_P, CG_ARG_Z}, L(TIME) | L(P)};
 static const CgFnSpec spec_ifinish = {"dyad_init_finish", CG_RET_VOID, 5,
-                                      {CG_ARG_T, CG_ARG_Z, CG_ARG_P, CG_ARG_Y, CG_ARG_YP}};
+                                      {CG_ARG_T, CG_ARG_Z, CG_ARG_P, CG_ARG_Y, CG_ARG_YP}, 0};
 
 static CgItem item(Expr *a, CgArg dest, uint32_t index) {
     return (CgItem){.a = a, .dest_arg = (uint8_t)dest, .dest_index = index, .copy_arg = -1};

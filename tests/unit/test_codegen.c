@@ -597,6 +597,20 @@ START_TEST(test_empty_system) {
     m->param_defaults(NULL, NULL);
     cg_jit_free(j);
     ck_assert_int_ne(cg_emit_object(&t->s, NULL, "/nonexistent-dir/x.o"), 0);
+    diag_reset();
+    ts_free(t);
+}
+END_TEST
+
+/* A leaf the function cannot read is an internal error, not garbage. */
+START_TEST(test_bad_leaf) {
+    TestSys *t = ts_new();
+    Expr **r = ARENA_ARRAY(t->arena, Expr *, 1);
+    r[0] = expr_add(t->x, YP(t, 0), Z(t, 0));
+    ts_set_resid(t, 1, r);
+    ck_assert_ptr_null(cg_jit_compile(&t->s, NULL));
+    ck_assert(diag_had_internal());
+    diag_reset();
     ts_free(t);
 }
 END_TEST
@@ -684,6 +698,7 @@ static Suite *codegen_suite(void) {
     tcase_add_test(tc, test_chunk_bounds);
     tcase_add_test(tc, test_dump_ir);
     tcase_add_test(tc, test_empty_system);
+    tcase_add_test(tc, test_bad_leaf);
     tcase_add_test(tc, test_object_link_run);
     suite_add_tcase(s, tc);
     return s;
