@@ -12,6 +12,11 @@
  * flags: results agree between the JIT and the object file and across -O
  * levels up to rounding of libm itself.
  *
+ * Generated functions mark their pointer arguments noalias: an array a
+ * function writes (r, vals, out, g, y/yp/z/p where written) must not overlap
+ * any other array argument.  Status functions (residual, jacobian,
+ * init_residual, init_jacobian) return 1 when a computed value is NaN.
+ *
  * Errors: functions returning int return 0 on success; on failure they
  * report through diag_* (diag_internal for LLVM failures, diag_error for
  * I/O) and return nonzero.  cg_jit_run returns dyrt_main's exit status.
