@@ -82,7 +82,7 @@ static const char *decode(Parser *p, Span sp, bool *triple, uint32_t *len) {
     if (bad && !*triple) {
         uint32_t at = (uint32_t)(bad - p->src->text);
         parse_syntax_error(p, (Span){sp.file, at, at + 2},
-                           "invalid escape in string (use `\\\\` for a backslash)");
+                           "invalid escape in string (write a backslash as `\\\\`)");
     }
     return s;
 }

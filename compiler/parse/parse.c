@@ -13,6 +13,7 @@
  * and the constructors.
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -57,7 +58,10 @@ double lex_number_value(const char *text, size_t n, bool *is_int) {
     *is_int = !frac && !exp && i == n;
     if (i < n && n > sizeof buf - 1 && scale == 1.0) *is_int = false;
     if (scale == 1.0) return v;
-    return scale > 1.0 ? v * scale : v / (1.0 / scale); /* 100n == 1e-7 exactly */
+    if (scale > 1.0) return v * scale;
+    char inv[32]; /* 100n == 1e-7 exactly: divide by the exact power of ten */
+    snprintf(inv, sizeof inv, "1e%d", (int)lround(-log10(scale)));
+    return v / strtod(inv, NULL);
 }
 
 /* ---------- strings ---------- */
