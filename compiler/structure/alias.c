@@ -128,6 +128,23 @@ static bool link(St *t, Alias *a, uint32_t x, double cx, uint32_t y, double cy, 
     return true;
 }
 
+/* an unknown in terms of its tree: sign * root + offset, or the bound value */
+typedef struct {
+    St *t;
+    Alias *a;
+} Current;
+
+static Expr *current_value(void *ud, Expr *leaf) {
+    Current *cu = ud;
+    St *t = cu->t;
+    if (leaf->kind != EXPR_VAR || !is_unknown(t, leaf->index)) return leaf;
+    double s;
+    Expr *o;
+    uint32_t r = rel(t, cu->a, leaf->index, &s, &o);
+    Expr *base = cu->a->bound[r] ? cu->a->bound[r] : expr_leaf(t->c, EXPR_VAR, r);
+    return expr_add(t->c, expr_mul(t->c, expr_const(t->c, s), base), o);
+}
+
 void struct_alias(St *t) {
     uint32_t n = t->m->vars.len;
     Alias a = {ARENA_ARRAY(t->arena, uint32_t, n + 1), ARENA_ARRAY(t->arena, double, n + 1),
@@ -138,15 +155,26 @@ void struct_alias(St *t) {
         a.offset[v] = expr_const(t->c, 0);
     }
     t->eq_alias = ARENA_ARRAY(t->arena, unsigned char, t->m->eqs.len + 1);
-    for (uint32_t i = 0; i < t->m->eqs.len; i++) {
-        FlatEq *q = &t->m->eqs.data[i];
-        if (q->kind != FE_NORMAL) continue;
-        uint32_t x, y;
-        double cx, cy;
-        Expr *c;
-        int k = classify(t, expr_sub(t->c, q->lhs, q->rhs), &x, &y, &cx, &cy, &c);
-        bool used = (k == 1 && bind(t, &a, x, cx, c)) || (k == 2 && link(t, &a, x, cx, y, cy, c));
-        t->eq_alias[i] = used;
+    /* Passes until nothing new is consumed: an equation with three unknowns
+     * becomes an alias once one of them is bound (`v = p.v - n.v` with
+     * n.v grounded).  Each pass rewrites the remaining equations through the
+     * current trees; in practice two or three passes suffice, and the loop is
+     * capped so a pathological chain cannot make it quadratic. */
+    for (int pass = 0, changed = 1; changed && pass < 8; pass++) {
+        changed = 0;
+        Current cur = {t, &a};
+        for (uint32_t i = 0; i < t->m->eqs.len; i++) {
+            FlatEq *q = &t->m->eqs.data[i];
+            if (q->kind != FE_NORMAL || t->eq_alias[i]) continue;
+            uint32_t x, y;
+            double cx, cy;
+            Expr *c, *r = expr_sub(t->c, q->lhs, q->rhs);
+            if (pass > 0) r = expr_subst(t->c, r, current_value, &cur);
+            int k = classify(t, r, &x, &y, &cx, &cy, &c);
+            bool used = (k == 1 && bind(t, &a, x, cx, c)) || (k == 2 && link(t, &a, x, cx, y, cy, c));
+            t->eq_alias[i] = used;
+            changed |= used;
+        }
     }
     /* the value of every eliminated variable, over representatives and parameters */
     t->alias = ARENA_ARRAY(t->arena, Expr *, n + 1);

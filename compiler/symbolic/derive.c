@@ -31,7 +31,7 @@ static Expr *chain(ExprCtx *c, Expr *e, Expr *const *d) {
     case EXPR_CALL: break;
     default: return zero; /* comparisons and logic are piecewise constant */
     }
-    Expr *g; /* d fn / d a */
+    Expr *g = zero; /* d fn / d a */
     switch ((ExprFn)e->fn) {
     case FN_SIN: g = expr_call(c, FN_COS, a, NULL); break;
     case FN_COS: g = expr_neg(c, expr_call(c, FN_SIN, a, NULL)); break;
