@@ -27,6 +27,7 @@ static SrcFile *src_register(SrcFile *f) {
 }
 
 void src_reset(void) {
+    for (uint32_t i = 0; i < nfiles; i++) free(files[i]->line_starts);
     free(files);
     files = NULL;
     nfiles = capfiles = 0;
