@@ -19,8 +19,9 @@ static void usage(FILE *f) {
     fputs("usage: dyadc COMMAND [FILE|DIR...] [options]\n"
           "commands:\n"
           "  check   FILE|DIR...              parse, resolve and flatten every component\n"
-          "  parse   FILE... [--dump-ast]     parse only; print the syntax tree\n"
-          "  fmt     FILE... [--check]        reformat in canonical style (--check: only verify)\n"
+          "  parse   FILE... [--dump-ast [--no-spans]]  parse only; print the syntax tree\n"
+          "  fmt     FILE... [--check]        print in canonical style (--check: name the files\n"
+          "                                   that are not formatted, exit 1 if any)\n"
           "  flatten FILE... --model NAME     print the flat model (--structure: the structured system)\n"
           "  build   FILE... --model NAME -o EXE   write a standalone simulator\n"
           "  run     FILE... --model NAME [simulator options]   compile in-process and simulate\n"
@@ -77,6 +78,8 @@ static int parse_args(Driver *d, int argc, char **argv) {
             d->dump_ast = true;
         } else if (strcmp(a, "--check") == 0) {
             d->fmt_check = true;
+        } else if (strcmp(a, "--no-spans") == 0) { /* front end: dump without spans */
+            d->no_spans = true;
         } else if (strcmp(a, "--emit-llvm") == 0) {
             d->emit_llvm = true;
         } else if (strcmp(a, "-Werror=units") == 0) {
@@ -128,7 +131,7 @@ int main(int argc, char **argv) {
     int rc = parse_args(&d, argc, argv);
     if (rc == 0) rc = driver_run(&d);
     if (diag_had_internal()) rc = 2;
+    src_reset(); /* before the arena: the file records live in it */
     arena_free(d.arena);
-    src_reset();
     return rc;
 }
