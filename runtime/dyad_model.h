@@ -27,6 +27,11 @@
  *   sparse Jacobian, a starting point init_guess, and init_finish, which
  *   scatters a solution into p, y and y'.  After it, the runtime hands y, y'
  *   to IDA (and may polish them with IDACalcIC).
+ *   `--initial NAME=VALUE` on such a model replaces the `initial` relation of
+ *   y_i: initial_row[i] is the init equation to replace and initial_z[i] the
+ *   init unknown holding y_i; the runtime solves z[initial_z[i]] = VALUE in
+ *   that row instead (residual and Jacobian row).  Either table NULL or -1:
+ *   no replaceable relation, and --initial is refused with that reason.
  *   If init_n == 0, the runtime takes `start` as the starting point and lets
  *   IDACalcIC compute the algebraic unknowns and y' with the differential
  *   unknowns fixed (y_is_diff).
@@ -36,7 +41,7 @@
 
 #include <stdint.h>
 
-#define DYRT_ABI_VERSION 1
+#define DYRT_ABI_VERSION 2
 #define DYRT_MODEL_SYMBOL "dyad_model"
 
 /* param_flags bits */
@@ -119,6 +124,13 @@ typedef struct DyrtModel {
     DyrtInitFinishFn init_finish;
 
     DyrtSettings defaults;            /* default simulation settings */
+
+    /* ABI 2 (appended; every field may be NULL) */
+    const char *const *init_eq_names; /* [init_n] each init equation as the modeler
+                                         wrote it (with its location), for messages */
+    const int32_t *initial_row;       /* [ny] init equation that is y_i's `initial`
+                                         relation, -1 none (see --initial above) */
+    const int32_t *initial_z;         /* [ny] init unknown that holds y_i, -1 none */
 } DyrtModel;
 
 #endif

@@ -27,11 +27,15 @@
 #define DYRT_CHATTER_MAX 100
 #define DYRT_CHATTER_WINDOW 1e-10
 
+/* -v lists the times of the first DYRT_EVENT_LOG events. */
+#define DYRT_EVENT_LOG 32
+
 typedef struct DyrtStats {
     long init_iters;           /* Newton iterations of the initialization */
     long init_res_evals;       /* initialization residual evaluations */
     long events;               /* zero crossings handled */
     long reinits;              /* IDAReInit calls (events and tstops) */
+    double event_t[DYRT_EVENT_LOG]; /* times of the first events, for -v */
     double t_setup, t_init, t_integrate; /* wall seconds per phase */
 } DyrtStats;
 
@@ -87,6 +91,7 @@ int dyrt_check_model(const DyrtModel *m);
 int dyrt_params_setup(DyrtRun *r);
 void dyrt_params_list(const DyrtRun *r, FILE *f);
 int dyrt_apply_initials(DyrtRun *r);
+int dyrt_initial_target(const DyrtRun *r, const DyrtNameValue *nv, int *row, int *z);
 
 /* output.c */
 int dyrt_output_setup(DyrtRun *r);

@@ -11,6 +11,10 @@
  * singular at the current point (often a product of two unknowns guessed 0)
  * is retried at slightly perturbed points before giving up.  Then init_finish
  * scatters z into p (the `missing` parameters), y0 and y'0.
+ * --initial NAME=VALUE on such a model replaces the `initial` relation of
+ * that unknown (row initial_row[i] of the init system) by z[initial_z[i]] =
+ * VALUE: the residual row becomes z - VALUE and its Jacobian row the unit
+ * vector, both overwritten after the model's functions ran.
  * Without one (init_n == 0) the model's `start` gives y0, y'0, the --initial
  * overrides are applied, and IDACalcIC (integrate.c) completes them.
  */
@@ -39,6 +43,11 @@ typedef struct Newton {
     klu_symbolic *sym;
     klu_common common;
     long iters, evals;
+    /* --initial overrides: row over_row[k] reads z[over_z[k]] - over_val[k] */
+    int nover;
+    int *over_row, *over_z, *over_pos; /* over_pos: (row, z) entry in vals */
+    double *over_val;
+    unsigned char *row_over;   /* [n] 1 when the row is overridden */
 } Newton;
 
 static int newton_alloc(Newton *nw, const DyrtModel *m)
@@ -63,6 +72,11 @@ static int newton_alloc(Newton *nw, const DyrtModel *m)
 
 static void newton_free(Newton *nw)
 {
+    free(nw->over_row);
+    free(nw->over_z);
+    free(nw->over_pos);
+    free(nw->over_val);
+    free(nw->row_over);
     if (nw->sym)
         klu_free_symbolic(&nw->sym, &nw->common);
     free(nw->colptr);
@@ -81,6 +95,8 @@ static int eval(Newton *nw, const double *z, double *r)
     nw->evals++;
     if (nw->m->init_residual(nw->t0, z, nw->p, r) != 0)
         return -1;
+    for (int k = 0; k < nw->nover; k++)
+        r[nw->over_row[k]] = z[nw->over_z[k]] - nw->over_val[k];
     for (int i = 0; i < nw->n; i++)
         if (!isfinite(r[i]))
             return -1;
@@ -104,7 +120,62 @@ static double half_sq(const double *v, int n)
     return 0.5 * s;
 }
 
-/* "equation 3 (r = 0.5), equation 0 (r = -1e-3)": the three largest. */
+/* The model's init Jacobian, with the overridden rows replaced by unit rows. */
+static int jacobian(Newton *nw)
+{
+    if (nw->m->init_jacobian(nw->t0, nw->z, nw->p, nw->vals) != 0)
+        return -1;
+    if (nw->nover == 0)
+        return 0;
+    int nnz = nw->colptr[nw->n];
+    for (int k = 0; k < nnz; k++)
+        if (nw->row_over[nw->rowidx[k]])
+            nw->vals[k] = 0;
+    for (int k = 0; k < nw->nover; k++)
+        nw->vals[nw->over_pos[k]] = 1;
+    return 0;
+}
+
+/* " (unknowns x, der(x))": the unknowns occurring in init equation `row`,
+ * from the Jacobian pattern, at most four. */
+static size_t row_unknowns(const Newton *nw, int row, char *buf, size_t size)
+{
+    size_t len = 0;
+    int found = 0;
+    for (int j = 0; j < nw->n && len < size; j++)
+        for (int k = nw->colptr[j]; k < nw->colptr[j + 1]; k++) {
+            if (nw->rowidx[k] != row)
+                continue;
+            const char *nm = nw->m->init_names ? nw->m->init_names[j] : "?";
+            if (found < 4)
+                len += (size_t)snprintf(buf + len, size - len, "%s%s", found ? ", " : "; unknowns ", nm);
+            else if (found == 4)
+                len += (size_t)snprintf(buf + len, size - len, ", ...");
+            found++;
+        }
+    return len < size ? len : size - 1;
+}
+
+/* One equation for a message: its source text when the model has it. */
+static size_t describe_row(const Newton *nw, int row, char *buf, size_t size)
+{
+    const char *const *names = nw->m->init_eq_names;
+    size_t len;
+    if (names && names[row])
+        len = (size_t)snprintf(buf, size, "equation %d `%s` (r = %.3g", row, names[row], nw->r[row]);
+    else
+        len = (size_t)snprintf(buf, size, "equation %d (r = %.3g", row, nw->r[row]);
+    if (len >= size)
+        return size - 1;
+    len += row_unknowns(nw, row, buf + len, size - len);
+    if (len + 1 < size) {
+        buf[len++] = ')';
+        buf[len] = '\0';
+    }
+    return len;
+}
+
+/* The (at most three) equations with the largest |residual| above the tolerance. */
 static void largest_residuals(const Newton *nw, char *buf, size_t size)
 {
     int used[3] = {-1, -1, -1};
@@ -119,16 +190,21 @@ static void largest_residuals(const Newton *nw, char *buf, size_t size)
                 best = i;
         }
         used[k] = best;
-        len += (size_t)snprintf(buf + len, size - len, "%sequation %d (r = %.3g)",
-                                k ? ", " : "", best, nw->r[best]);
+        if (k > 0 && !(fabs(nw->r[best]) > NEWTON_FTOL))
+            break;
+        if (k > 0)
+            len += (size_t)snprintf(buf + len, size - len, "; ");
         if (len >= size)
+            break;
+        len += describe_row(nw, best, buf + len, size - len);
+        if (len + 1 >= size)
             break;
     }
 }
 
 static int fail(const Newton *nw, const char *why)
 {
-    char worst[200];
+    char worst[600];
     largest_residuals(nw, worst, sizeof worst);
     dyrt_error("initialization failed: %s: residual norm %.3g after %ld iterations; "
                "largest residuals: %s", why, norm_inf(nw->r, nw->n), nw->iters, worst);
@@ -160,7 +236,7 @@ static int newton_direction(Newton *nw)
 {
     klu_numeric *num = NULL;
     for (int attempt = 0; !num; attempt++) {
-        if (nw->m->init_jacobian(nw->t0, nw->z, nw->p, nw->vals) != 0)
+        if (jacobian(nw) != 0)
             return fail(nw, "the Jacobian cannot be evaluated");
         num = klu_factor(nw->colptr, nw->rowidx, nw->vals, nw->sym, &nw->common);
         if (!num && (attempt == NEWTON_PERTURBATIONS || perturb(nw, attempt) != 0))
@@ -222,6 +298,55 @@ static int newton_solve(Newton *nw)
     return 0;
 }
 
+/* Position of entry (row, col) in the CSC pattern, -1 when structurally 0. */
+static int find_entry(const Newton *nw, int row, int col)
+{
+    for (int k = nw->colptr[col]; k < nw->colptr[col + 1]; k++)
+        if (nw->rowidx[k] == row)
+            return k;
+    return -1;
+}
+
+/* The --initial overrides as (row, z, position, value); a repeated row
+ * keeps the last value. */
+static int setup_overrides(Newton *nw, const DyrtRun *r)
+{
+    int n = r->o->ninitials;
+    if (n == 0)
+        return 0;
+    nw->over_row = dyrt_calloc((size_t)n, sizeof(int));
+    nw->over_z = dyrt_calloc((size_t)n, sizeof(int));
+    nw->over_pos = dyrt_calloc((size_t)n, sizeof(int));
+    nw->over_val = dyrt_calloc((size_t)n, sizeof(double));
+    nw->row_over = dyrt_calloc((size_t)nw->n, 1);
+    if (!nw->over_row || !nw->over_z || !nw->over_pos || !nw->over_val || !nw->row_over)
+        return DYRT_EXIT_INTERNAL;
+    for (int k = 0; k < n; k++) {
+        const DyrtNameValue *nv = &r->o->initials[k];
+        int row, z;
+        int rc = dyrt_initial_target(r, nv, &row, &z);
+        if (rc)
+            return rc;
+        int pos = find_entry(nw, row, z);
+        if (pos < 0) {
+            dyrt_error("--initial %s: the `initial` relation recorded for '%s' does not "
+                       "involve it (internal inconsistency of the model)", nv->name, nv->name);
+            return DYRT_EXIT_INTERNAL;
+        }
+        int j = 0;
+        while (j < nw->nover && nw->over_row[j] != row)
+            j++;
+        nw->over_row[j] = row;
+        nw->over_z[j] = z;
+        nw->over_pos[j] = pos;
+        nw->over_val[j] = nv->value;
+        nw->row_over[row] = 1;
+        if (j == nw->nover)
+            nw->nover++;
+    }
+    return 0;
+}
+
 static int solve_init_system(DyrtRun *r)
 {
     const DyrtModel *m = r->m;
@@ -236,8 +361,12 @@ static int solve_init_system(DyrtRun *r)
             rc = DYRT_EXIT_INTERNAL;
         }
     }
+    if (!rc)
+        rc = setup_overrides(&nw, r);
     if (!rc) {
         m->init_guess(r->start, r->p, nw.z);
+        for (int k = 0; k < nw.nover; k++)
+            nw.z[nw.over_z[k]] = nw.over_val[k];
         rc = newton_solve(&nw);
     }
     if (!rc)
@@ -274,9 +403,7 @@ int dyrt_initialize(DyrtRun *r)
         return DYRT_EXIT_INTERNAL;
     int rc;
     if (m->init_n > 0) {
-        rc = dyrt_apply_initials(r);  /* rejects --initial */
-        if (!rc)
-            rc = solve_init_system(r);
+        rc = solve_init_system(r);  /* with the --initial overrides */
     } else {
         if (m->ny > 0)
             m->start(r->start, r->p, r->y0, r->yp0);

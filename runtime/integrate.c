@@ -202,6 +202,8 @@ static int restart(DyrtRun *r, double t, double tout, const char *why)
 
 static int on_event(DyrtRun *r, double t, double tout, Chatter *ch)
 {
+    if (r->stats.events < DYRT_EVENT_LOG)
+        r->stats.event_t[r->stats.events] = t;
     r->stats.events++;
     double window = DYRT_CHATTER_WINDOW * fmax(1.0, fabs(t));
     ch->count = fabs(t - ch->t_last) <= window ? ch->count + 1 : 0;

@@ -9,8 +9,9 @@
  *
  * --initial NAME=VALUE replaces the starting value of a differential unknown
  * when the model has no initialization system (init_n == 0); IDACalcIC then
- * keeps it fixed.  With an initialization system the ABI offers no way to
- * replace an `initial` relation yet, so it is rejected.
+ * keeps it fixed.  With an initialization system it replaces the unknown's
+ * `initial` relation (init.c, via the descriptor's initial_row/initial_z);
+ * here only the name is resolved.
  */
 #include <math.h>
 #include <string.h>
@@ -122,16 +123,37 @@ static int set_initial(DyrtRun *r, const DyrtNameValue *nv)
     return 0;
 }
 
-int dyrt_apply_initials(DyrtRun *r)
+/* The unknown named by --initial, for a model with an initialization
+ * system: it must have an `initial` relation the runtime can replace. */
+int dyrt_initial_target(const DyrtRun *r, const DyrtNameValue *nv, int *row, int *z)
 {
-    if (r->o->ninitials == 0)
-        return 0;
-    if (r->m->init_n > 0) {
-        dyrt_error("--initial %s: not supported for model '%s', whose initial values "
-                   "come from its initialization system; change its `initial` "
-                   "relations instead", r->o->initials[0].name, r->m->name);
+    const DyrtModel *m = r->m;
+    int i = m->y_names ? dyrt_find(nv->name, m->y_names, m->ny) : -1;
+    if (i < 0) {
+        unknown_name("variable for --initial", nv->name, m->y_names, m->ny);
         return DYRT_EXIT_USER;
     }
+    if (!m->initial_row || !m->initial_z) {
+        dyrt_error("--initial %s: not supported for model '%s': its initial values come "
+                   "from its initialization system and the compiler did not record which "
+                   "`initial` relation belongs to '%s'; change the relation instead",
+                   nv->name, m->name, nv->name);
+        return DYRT_EXIT_USER;
+    }
+    *row = m->initial_row[i];
+    *z = m->initial_z[i];
+    if (*row < 0 || *z < 0) {
+        dyrt_error("--initial %s: '%s' has no `initial` relation to replace (its initial "
+                   "value follows from the other equations)", nv->name, nv->name);
+        return DYRT_EXIT_USER;
+    }
+    return 0;
+}
+
+int dyrt_apply_initials(DyrtRun *r)
+{
+    if (r->o->ninitials == 0 || r->m->init_n > 0)
+        return 0;
     for (int k = 0; k < r->o->ninitials; k++) {
         int rc = set_initial(r, &r->o->initials[k]);
         if (rc)

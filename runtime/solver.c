@@ -187,14 +187,19 @@ void dyrt_integrate_stats(const DyrtRun *r, FILE *f)
         IDAGetNumErrTestFails(r->ida, &netf);
         IDAGetNumGEvals(r->ida, &nge);
     }
-    fprintf(f, "statistics for %s (%d unknowns, %s linear solver):\n", r->m->name,
-            (int)r->m->ny, r->sparse ? "KLU sparse" : "dense");
+    fprintf(f, "statistics for %s (%d unknowns, %s linear solver, %d zero-crossing functions, "
+            "%d assertions):\n", r->m->name, (int)r->m->ny, r->sparse ? "KLU sparse" : "dense",
+            (int)r->m->nz, (int)r->m->nassert);
     fprintf(f, "  steps %ld, residual evals %ld, Jacobian evals %ld, linear setups %ld\n",
             nst, nre, nje, nls);
     fprintf(f, "  Newton iterations %ld, convergence failures %ld, error test failures %ld\n",
             nni, nnf, netf);
     fprintf(f, "  events %ld, re-initializations %ld, zero-crossing evals %ld\n",
             r->stats.events, r->stats.reinits, nge);
+    for (long k = 0; k < r->stats.events && k < DYRT_EVENT_LOG; k++)
+        fprintf(f, "  event at t = %.17g\n", r->stats.event_t[k]);
+    if (r->stats.events > DYRT_EVENT_LOG)
+        fprintf(f, "  (%ld more events)\n", r->stats.events - DYRT_EVENT_LOG);
     fprintf(f, "  initialization: %ld Newton iterations, %ld residual evals\n",
             r->stats.init_iters, r->stats.init_res_evals);
     fprintf(f, "  rows written %ld\n", r->rows);

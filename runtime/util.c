@@ -138,6 +138,16 @@ static int bad_csc(int32_t n, int32_t nnz, const int32_t *colptr,
     return 0;
 }
 
+/* initial_row[i], initial_z[i] are -1 or init indices (ABI 2). */
+static int bad_initial_tables(const DyrtModel *m)
+{
+    for (int32_t i = 0; m->initial_row && m->initial_z && i < m->ny; i++)
+        if (m->initial_row[i] < -1 || m->initial_row[i] >= m->init_n ||
+            m->initial_z[i] < -1 || m->initial_z[i] >= m->init_n)
+            return 1;
+    return 0;
+}
+
 static const char *model_problem(const DyrtModel *m)
 {
     if (m->abi_version != DYRT_ABI_VERSION)
@@ -156,6 +166,8 @@ static const char *model_problem(const DyrtModel *m)
         return "missing initialization function";
     if (bad_csc(m->init_n, m->init_nnz, m->init_colptr, m->init_rowidx))
         return "malformed initialization Jacobian pattern";
+    if (bad_initial_tables(m))
+        return "initial_row/initial_z out of range";
     return NULL;
 }
 

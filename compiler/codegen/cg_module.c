@@ -32,7 +32,8 @@
     X(I32, init_n) X(I32, init_nnz) X(PTR, init_colptr)                  \
     X(PTR, init_rowidx) X(PTR, init_names) X(PTR, init_residual)         \
     X(PTR, init_jacobian) X(PTR, init_guess) X(PTR, init_finish)         \
-    X(SETTINGS, defaults)
+    X(SETTINGS, defaults)                                                \
+    X(PTR, init_eq_names) X(PTR, initial_row) X(PTR, initial_z)
 
 #define SETTINGS_FIELDS(X)                                               \
     X(F64, start) X(F64, stop) X(F64, interval) X(F64, rtol)             \
@@ -289,6 +290,17 @@ static void fill_functions(Cg *g, const System *s, LLVMValueRef *v) {
 
 static LLVMValueRef i32c(Cg *g, uint32_t x) { return LLVMConstInt(g->t_i32, x, 0); }
 
+/* initial_row as given; initial_z[k] = the init unknown whose target is y_k. */
+static void initial_tables(Cg *g, const System *s, LLVMValueRef *v) {
+    int32_t *z = (int32_t *)arena_alloc(g->arena, sizeof(int32_t) * (s->ny ? s->ny : 1));
+    for (uint32_t k = 0; k < s->ny; k++) z[k] = -1;
+    for (uint32_t i = 0; i < s->init_n; i++)
+        if (s->init_target_kind[i] == EXPR_Y && s->init_target_index[i] < s->ny)
+            z[s->init_target_index[i]] = (int32_t)i;
+    v[MF_initial_row] = i32_global(g, "initial_row", s->initial_row, s->ny);
+    v[MF_initial_z] = i32_global(g, "initial_z", z, s->ny);
+}
+
 static void fill_data(Cg *g, const System *s, LLVMValueRef *v) {
     v[MF_abi_version] = i32c(g, DYRT_ABI_VERSION);
     v[MF_name] = string_ptr(g, s->model_name);
@@ -312,6 +324,9 @@ static void fill_data(Cg *g, const System *s, LLVMValueRef *v) {
     v[MF_init_colptr] = in ? i32_global(g, "init_colptr", s->init_colptr, in + 1) : NULL;
     v[MF_init_rowidx] = in ? i32_global(g, "init_rowidx", s->init_rowidx, s->init_nnz) : NULL;
     v[MF_init_names] = in ? names_global(g, "init_names", s->init_names, in) : NULL;
+    if (in && s->init_eq_names)
+        v[MF_init_eq_names] = names_global(g, "init_eq_names", s->init_eq_names, in);
+    if (in && s->initial_row) initial_tables(g, s, v);
 }
 
 static LLVMValueRef settings_value(Cg *g, const System *s, LLVMTypeRef t) {

@@ -73,10 +73,27 @@ typedef struct System {
                                      init_finish stores z[i] */
     uint32_t *init_target_index;  /* [init_n] */
 
+    /* what the structural analysis decided (states, dummy derivatives, BLT
+     * blocks, torn variables), as deterministic text for `--structure` */
+    const char *report;
+
     /* default simulation settings (from an analysis, else built-in) */
     double start_time, stop_time, interval, rtol, atol, dtmax;
     uint32_t ntstops;
     double *tstops;
+
+    /* Appended for the runtime's messages and --initial (runtime/dyad_model.h,
+     * ABI 2).  Optional: left NULL (the arena zeroes the System), codegen emits
+     * null pointers, the runtime then numbers init equations and refuses
+     * --initial on models with an initialization system.  Filled by the
+     * structure phase (init.c) when it builds the init system: */
+    const char **init_eq_names;   /* [init_n] origin text of init_resid[i], e.g.
+                                     "initial x = x0 (msd.dyad:62)" */
+    int32_t *initial_row;         /* [ny] index i of init_resid that is the
+                                     `initial` relation fixing y_k (the one
+                                     `--initial y_k=V` replaces by z = V), -1
+                                     when y_k has none; codegen derives the
+                                     matching z from init_target_kind/index */
 } System;
 
 #endif

@@ -598,6 +598,56 @@ START_TEST(init_missing_parameter_not_settable)
 }
 END_TEST
 
+/* ---- model 5b: the same with the ABI-2 tables: --initial y=V replaces
+ * the relation y(0) = 1 (init row 0, z 0), so k = 3/V; messages quote the
+ * equations. */
+
+static const int32_t miss_irow[] = {0}, miss_iz[] = {0};
+static const char *const miss_eqs[] = {"initial y = 1", "der(y) = -k*y", "initial der(y) = -3"};
+
+static const DyrtModel missing2 = {
+    .abi_version = DYRT_ABI_VERSION, .name = "Test.Missing2",
+    .ny = 1, .np = 1, .nout = 2,
+    .y_names = decay_y, .y_is_diff = decay_diff,
+    .param_names = miss_pn, .param_flags = miss_pf, .out_names = miss_out,
+    .jac_nnz = 1, .jac_colptr = col1, .jac_rowidx = row1,
+    .param_defaults = miss_defaults, .start = decay_start, .residual = decay_res,
+    .jacobian = decay_jac, .outputs = miss_outputs,
+    .init_n = 3, .init_nnz = 5, .init_colptr = miss_col, .init_rowidx = miss_row,
+    .init_names = miss_zn, .init_residual = miss_ires, .init_jacobian = miss_ijac,
+    .init_guess = miss_guess, .init_finish = miss_finish,
+    .defaults = {.stop = 1, .interval = 0.5},
+    .init_eq_names = miss_eqs, .initial_row = miss_irow, .initial_z = miss_iz,
+};
+
+START_TEST(init_initial_override)
+{
+    Result *r = run(&missing2, "--rtol 1e-8 --atol 1e-12 --initial y=2");
+    ck_assert_msg(r->status == 0, "%s", r->err);
+    const Csv *c = &r->csv;
+    ck_assert_int_eq(c->nrows, 3);
+    double y0 = c->v[0][col(c, "y")], k = c->v[0][col(c, "k")], y1 = c->v[2][col(c, "y")];
+    fprintf(stderr, "--initial y=2: y(0) = %.17g, k = %.17g, |y(1) - 2 exp(-1.5)| = %.3g\n", y0, k,
+            fabs(y1 - 2 * exp(-1.5)));
+    ck_assert_double_eq_tol(y0, 2.0, 1e-14);
+    ck_assert_double_eq_tol(k, 1.5, 1e-12);
+    ck_assert_double_eq_tol(y1, 2 * exp(-1.5), 1e-6);
+    /* without --initial the model's own relation holds */
+    r = run(&missing2, "--rtol 1e-8 --atol 1e-12");
+    ck_assert_msg(r->status == 0, "%s", r->err);
+    ck_assert_double_eq_tol(r->csv.v[0][col(&r->csv, "k")], 3.0, 1e-12);
+    r = run(&missing2, "--initial nope=1");
+    ck_assert_int_eq(r->status, 1);
+    ASSERT_ERR(r, "error: unknown variable for --initial 'nope'");
+    /* y = 0 makes k free: a singular Jacobian, the message quotes equations */
+    r = run(&missing2, "--initial y=0");
+    ck_assert_int_eq(r->status, 1);
+    ASSERT_ERR(r, "error: initialization failed: ");
+    ASSERT_ERR(r, "`initial der(y) = -3`");
+    ASSERT_ERR(r, "unknowns ");
+}
+END_TEST
+
 /* ---- model 6: an initialization system without a solution: z^2 + 1 = 0 */
 
 static const char *const bad_zn[] = {"y"};
@@ -810,6 +860,7 @@ static Suite *runtime_suite(void)
     tcase_add_test(tc, init_missing_parameter);
     tcase_add_test(tc, init_missing_parameter_not_settable);
     tcase_add_test(tc, init_failure);
+    tcase_add_test(tc, init_initial_override);
     tcase_add_test(tc, sparse_klu);
     tcase_add_test(tc, time_event_tstop);
     tcase_add_test(tc, bad_descriptor);
