@@ -4,7 +4,7 @@
 set -eu
 PKGS="gcc libc6-dev make cmake pkg-config flex bison llvm-19-dev check
       libsundials-dev libsuitesparse-dev gnuplot-nox time"
-[ "${DYADC_FUZZ:-0}" = 1 ] && PKGS="$PKGS clang-19"
+[ "${DYADC_FUZZ:-1}" = 1 ] && PKGS="$PKGS clang-19"  # parser fuzz smoke test (ctest)
 missing=""
 for p in $PKGS; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"

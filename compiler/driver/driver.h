@@ -24,6 +24,7 @@ typedef struct Driver {
     Vec(const char *) libs;   /* -L */
     Vec(char *) sim_args;     /* run: simulator options, passed through */
     bool no_stdlib, time_passes, structure, dump_ast, fmt_check, emit_llvm, werror_units;
+    bool no_spans;            /* parse --dump-ast --no-spans (front end) */
     int opt_level;
 } Driver;
 

@@ -78,19 +78,40 @@ static Program *load(Driver *d) {
     return p;
 }
 
+/* front end (parse/fmt commands): `fmt --check` formats into memory and
+ * names each file whose text differs from its canonical form. */
+static bool fmt_differs(const SrcFile *src, const AstFile *f) {
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&buf, &len);
+    if (!m) return true;
+    ast_format(m, f);
+    fclose(m);
+    bool differs = len != src->len || memcmp(buf, src->text, len) != 0;
+    free(buf);
+    return differs;
+}
+
 static int parse_only(Driver *d) {
     if (!d->inputs.len) {
         fputs("dyadc: error: no input files\n", stderr);
         return 1;
     }
+    unsigned unformatted = 0;
     for (uint32_t i = 0; i < d->inputs.len; i++) {
         SrcFile *src = src_load(d->arena, d->inputs.data[i]);
         if (!src) continue;
+        unsigned errors_before = diag_error_count();
         AstFile *f = parse_file(d->arena, d->in, src);
-        if (d->cmd == CMD_PARSE && d->dump_ast) ast_dump(stdout, f);
-        if (d->cmd == CMD_FMT && !d->fmt_check && !diag_error_count()) ast_format(stdout, f);
+        bool ok = diag_error_count() == errors_before;
+        if (d->cmd == CMD_PARSE && d->dump_ast) ast_dump_opts(stdout, f, !d->no_spans);
+        if (d->cmd == CMD_FMT && !d->fmt_check && ok) ast_format(stdout, f);
+        if (d->cmd == CMD_FMT && d->fmt_check && ok && fmt_differs(src, f)) {
+            fprintf(stderr, "%s: not formatted\n", d->inputs.data[i]);
+            unformatted++;
+        }
     }
-    return diag_error_count() ? 1 : 0;
+    return diag_error_count() || unformatted ? 1 : 0;
 }
 
 typedef struct {
