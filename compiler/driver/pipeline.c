@@ -124,7 +124,8 @@ static void check_def(void *ud, Def *def) {
     CheckCtx *c = ud;
     if (def->node->kind != AST_COMPONENT || def->node->def.prefix == DEF_PARTIAL) return;
     ExprCtx *ctx = expr_ctx_new(c->d->arena);
-    flatten(c->p, def, ctx);
+    FlatModel *m = flatten(c->p, def, ctx);
+    if (m) flat_check_units(m, c->d->werror_units);
     c->checked++;
 }
 
@@ -151,6 +152,8 @@ static System *compile_to_system(Driver *d, FlatModel **flat_out) {
     FlatModel *m = flatten(p, def, expr_ctx_new(d->arena));
     phase_done(d, "flatten", &t0);
     if (!m) return NULL;
+    flat_check_units(m, d->werror_units);
+    if (diag_error_count()) return NULL;
     if (flat_out) *flat_out = m;
     if (d->cmd == CMD_FLATTEN && !d->structure) return NULL;
     System *s = structure(m);

@@ -71,4 +71,7 @@ void flat_dump(FILE *out, const FlatModel *m);
 /* Print an expression of the flat model with dotted names. */
 void flat_print_expr(FILE *out, const FlatModel *m, const Expr *e);
 
+/* Units (units_check.c, docs/UNITS.md): warnings, errors if as_error; returns how many. */
+unsigned flat_check_units(const FlatModel *m, bool as_error);
+
 #endif

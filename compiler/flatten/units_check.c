@@ -1,0 +1,351 @@
+/*
+ * units_check.c -- dimensional consistency of a flat model (docs/UNITS.md).
+ *
+ * Input: a FlatModel whose variables carry the unit strings of their type
+ * alias chains.  Output: diagnostics only (warnings, or errors with
+ * -Werror=units); the model is not changed.
+ *
+ * Inference is bottom-up over each equation's Expr DAG and gives every node
+ * one of three kinds of dimension:
+ *   KNOWN    a dimension vector (from units, `time`, or combinations of them)
+ *   CONST    a literal: takes the other operand's dimension in `+`, `-`,
+ *            comparisons and branches, and is a plain factor in `*` and `/`
+ *   UNKNOWN  anything built from a variable without units: unifies with
+ *            anything, so models without units are never warned about
+ * `+ - < == ifelse min max mod atan2` need equal dimensions, `* /` combine,
+ * `^` with a constant exponent scales, `sqrt` halves, `der` divides by s,
+ * `sin exp log ...` need dimensionless arguments and give dimensionless
+ * results.  Each relation then needs lhs and rhs of equal dimension.
+ *
+ * Results are memoized per node (ids are dense per ExprCtx), so a check is
+ * linear in the size of the model.  One relation gives at most one
+ * diagnostic, and a library line instantiated many times is reported once
+ * per process (keyed by span and units involved).
+ */
+#include "flat.h"
+#include "units.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef enum { DIM_UNKNOWN, DIM_CONST, DIM_KNOWN } DimTag;
+
+typedef struct Dim {
+    DimTag tag;
+    Unit u;                /* valid when tag == DIM_KNOWN */
+} Dim;
+
+typedef struct Checker {
+    const FlatModel *m;
+    bool as_error;
+    Unit *var_unit;        /* parsed units per flat variable */
+    bool *var_has;         /* var_unit[i] is valid */
+    Dim *memo;             /* per Expr id */
+    bool *done;
+    uint32_t nmemo;
+    Expr *lhs, *rhs;       /* the current relation */
+    ExprVec leaves;        /* its VAR leaves (display names), collected lazily */
+    bool have_leaves;
+    bool has_msg;          /* a mismatch was found in the current relation */
+    char msg[768];
+    char key[512];         /* what identifies the mismatch besides its span */
+    unsigned count;        /* diagnostics issued */
+} Checker;
+
+/* ---------- once-per-process deduplication ---------- */
+
+static uint64_t *seen_keys;
+static uint32_t seen_len, seen_cap;
+
+static bool seen_insert(uint64_t key);
+
+static void seen_grow(void) {
+    uint64_t *old = seen_keys;
+    uint32_t oldcap = seen_cap;
+    seen_cap = seen_cap ? seen_cap * 2 : 256;
+    seen_keys = calloc(seen_cap, sizeof *seen_keys);
+    if (!seen_keys) {
+        fprintf(stderr, "dyadc: out of memory\n");
+        exit(2);
+    }
+    seen_len = 0;
+    for (uint32_t i = 0; i < oldcap; i++)
+        if (old[i]) seen_insert(old[i]);
+    free(old);
+}
+
+/* false if the key was already there */
+static bool seen_insert(uint64_t key) {
+    if (2 * (seen_len + 1) > seen_cap) seen_grow();
+    uint32_t i = (uint32_t)(key & (seen_cap - 1));
+    while (seen_keys[i]) {
+        if (seen_keys[i] == key) return false;
+        i = (i + 1) & (seen_cap - 1);
+    }
+    seen_keys[i] = key;
+    seen_len++;
+    return true;
+}
+
+static bool first_time(Span sp, const char *what) {
+    SrcFile *f = src_get(sp.file);
+    uint64_t h = hash_bytes(what, strlen(what));
+    h = hash_mix(h, (uint64_t)(uintptr_t)(f ? f->text : NULL));
+    h = hash_mix(h, ((uint64_t)sp.lo << 32) | sp.hi);
+    return seen_insert(h ? h : 1);
+}
+
+static void emit(Checker *C, Span sp, const char *key, const char *msg) {
+    if (!first_time(sp, key)) return;
+    C->count++;
+    if (C->as_error) diag_error(sp, "%s", msg);
+    else diag_warning(sp, "%s", msg);
+}
+
+/* ---------- showing dimensions in the modeler's terms ---------- */
+
+/* `V (kg.m2/(s3.A))` when a variable of the relation declares a unit of
+ * this dimension (else an SI derived unit does), else the SI base form */
+static const char *show(Checker *C, const Dim *d, char *buf, size_t n) {
+    char base[128];
+    unit_format_dim(&d->u, base, sizeof base);
+    const char *name = NULL;
+    if (!C->have_leaves) {
+        C->leaves.len = 0;
+        expr_leaves(C->m->ctx, C->lhs, EXPR_VAR, &C->leaves);
+        expr_leaves(C->m->ctx, C->rhs, EXPR_VAR, &C->leaves);
+        C->have_leaves = true;
+    }
+    for (uint32_t i = 0; i < C->leaves.len && !name; i++) {
+        uint32_t v = C->leaves.data[i]->index;
+        if (C->var_has[v] && unit_same_dim(&C->var_unit[v], &d->u)) name = C->m->vars.data[v].units;
+    }
+    if (!name) name = unit_si_name(&d->u);
+    if (name && strcmp(name, base) != 0) snprintf(buf, n, "%s (%s)", name, base);
+    else snprintf(buf, n, "%s", base);
+    return buf;
+}
+
+/* the expression as the modeler would write it, shortened */
+static const char *expr_text(Checker *C, const Expr *e, char *buf, size_t n) {
+    char *s = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&s, &len);
+    if (!f) return "?";
+    flat_print_expr(f, C->m, e);
+    fclose(f);
+    if (len + 1 > n) snprintf(buf, n, "%.*s...", (int)(n - 4), s);
+    else snprintf(buf, n, "%s", s);
+    free(s);
+    return buf;
+}
+
+static void mismatch(Checker *C, const Expr *e, const char *what, const Dim *a, const Dim *b) {
+    if (C->has_msg) return;
+    char sa[160], sb[160], text[96];
+    show(C, a, sa, sizeof sa);
+    if (b) show(C, b, sb, sizeof sb);
+    expr_text(C, e, text, sizeof text);
+    if (b) snprintf(C->msg, sizeof C->msg, "unit mismatch in `%s`: %s %s %s", text, sa, what, sb);
+    else snprintf(C->msg, sizeof C->msg, "unit mismatch in `%s`: %s, not %s", text, what, sa);
+    snprintf(C->key, sizeof C->key, "%s|%s|%s", what, sa, b ? sb : "");
+    C->has_msg = true;
+}
+
+/* ---------- inference ---------- */
+
+static Dim known(Unit u) { return (Dim){DIM_KNOWN, u}; }
+
+#define dim_unknown ((Dim){DIM_UNKNOWN, unit_one()})
+#define dim_const ((Dim){DIM_CONST, unit_one()})
+
+static Dim dimensionless(void) { return known(unit_one()); }
+
+static Dim seconds(void) {
+    Unit u = unit_one();
+    u.exp[UNIT_S] = (UnitRat){1, 1};
+    return known(u);
+}
+
+static Dim infer(Checker *C, const Expr *e);
+
+/* operands that must agree (`+`, comparisons, branches, min/max) */
+static Dim join(Checker *C, const Expr *e, const char *what, Dim a, Dim b) {
+    if (a.tag == DIM_KNOWN && b.tag == DIM_KNOWN) {
+        if (unit_same_dim(&a.u, &b.u)) return a;
+        mismatch(C, e, what, &a, &b);
+        return dim_unknown;
+    }
+    if (a.tag == DIM_KNOWN) return a;
+    if (b.tag == DIM_KNOWN) return b;
+    return a.tag == DIM_CONST && b.tag == DIM_CONST ? dim_const : dim_unknown;
+}
+
+static Dim product(Dim a, Dim b, bool divide) {
+    if (a.tag == DIM_UNKNOWN || b.tag == DIM_UNKNOWN) return dim_unknown;
+    if (b.tag == DIM_CONST) return a;
+    if (a.tag == DIM_CONST) {
+        if (!divide) return b;
+        Unit one = unit_one();
+        return known(unit_div(&one, &b.u));
+    }
+    return known(divide ? unit_div(&a.u, &b.u) : unit_mul(&a.u, &b.u));
+}
+
+/* x ^ p: a dimensioned base needs a constant, simple-fraction exponent */
+static Dim power(Checker *C, const Expr *e) {
+    Dim a = infer(C, e->args[0]), b = infer(C, e->args[1]);
+    if (b.tag == DIM_KNOWN && !unit_is_dimensionless(&b.u)) {
+        mismatch(C, e, "the exponent must be dimensionless", &b, NULL);
+        return dim_unknown;
+    }
+    if (a.tag != DIM_KNOWN) return a.tag == DIM_CONST && b.tag == DIM_CONST ? dim_const : a;
+    if (unit_is_dimensionless(&a.u)) return a;
+    UnitRat p;
+    Unit r;
+    if (expr_is_const(e->args[1]) && unit_rat_from_double(e->args[1]->value, &p) && unit_pow(&a.u, p, &r))
+        return known(r);
+    mismatch(C, e, "a base with units needs a constant, simple-fraction exponent", &a, NULL);
+    return dim_unknown;
+}
+
+static Dim call(Checker *C, const Expr *e) {
+    Dim a = infer(C, e->args[0]);
+    Dim b = e->nargs > 1 ? infer(C, e->args[1]) : dim_unknown;
+    switch ((ExprFn)e->fn) {
+    case FN_SIN: case FN_COS: case FN_TAN: case FN_ASIN: case FN_ACOS: case FN_ATAN:
+    case FN_SINH: case FN_COSH: case FN_TANH: case FN_EXP: case FN_LOG: case FN_LOG10:
+        if (a.tag == DIM_KNOWN && !unit_is_dimensionless(&a.u)) {
+            char what[64];
+            snprintf(what, sizeof what, "`%s` needs a dimensionless argument", expr_fn_names[e->fn]);
+            mismatch(C, e, what, &a, NULL);
+        }
+        return dimensionless();
+    case FN_SQRT: {
+        Unit r;
+        if (a.tag != DIM_KNOWN) return a;
+        if (unit_pow(&a.u, (UnitRat){1, 2}, &r)) return known(r);
+        return dim_unknown;
+    }
+    case FN_ABS: case FN_FLOOR: case FN_CEIL: return a;
+    case FN_SIGN: return dimensionless();
+    case FN_ATAN2:
+        join(C, e, "vs", a, b);
+        return dimensionless();
+    case FN_MIN: case FN_MAX: case FN_MOD: case FN_REM: return join(C, e, "vs", a, b);
+    case FN_COUNT: break;
+    }
+    return dim_unknown;
+}
+
+static Dim var_dim(Checker *C, uint32_t v, bool der) {
+    if (v >= C->m->vars.len || !C->var_has[v]) return dim_unknown;
+    if (!der) return known(C->var_unit[v]);
+    Dim s = seconds();
+    return known(unit_div(&C->var_unit[v], &s.u));
+}
+
+static Dim infer_node(Checker *C, const Expr *e) {
+    switch ((ExprKind)e->kind) {
+    case EXPR_CONST: return dim_const;
+    case EXPR_TIME: return seconds();
+    case EXPR_VAR: return var_dim(C, e->index, false);
+    case EXPR_DER: return var_dim(C, e->index, true);
+    case EXPR_Y: case EXPR_YP: case EXPR_P: case EXPR_Z: return dim_unknown;
+    case EXPR_ADD: return join(C, e, "+", infer(C, e->args[0]), infer(C, e->args[1]));
+    case EXPR_NEG: return infer(C, e->args[0]);
+    case EXPR_MUL: return product(infer(C, e->args[0]), infer(C, e->args[1]), false);
+    case EXPR_DIV: return product(infer(C, e->args[0]), infer(C, e->args[1]), true);
+    case EXPR_POW: return power(C, e);
+    case EXPR_CALL: return call(C, e);
+    case EXPR_LT: case EXPR_LE: case EXPR_GT: case EXPR_GE: case EXPR_EQ: case EXPR_NE:
+        join(C, e, "compared with", infer(C, e->args[0]), infer(C, e->args[1]));
+        return dim_const;
+    case EXPR_AND: case EXPR_OR: case EXPR_NOT:
+        for (unsigned i = 0; i < e->nargs; i++) infer(C, e->args[i]);
+        return dim_const;
+    case EXPR_IFELSE:
+        infer(C, e->args[0]);
+        return join(C, e, "vs", infer(C, e->args[1]), infer(C, e->args[2]));
+    case EXPR_KIND_COUNT: break;
+    }
+    return dim_unknown;
+}
+
+static Dim infer(Checker *C, const Expr *e) {
+    if (e->id < C->nmemo && C->done[e->id]) return C->memo[e->id];
+    Dim d = infer_node(C, e);
+    if (e->id < C->nmemo) {
+        C->memo[e->id] = d;
+        C->done[e->id] = true;
+    }
+    return d;
+}
+
+/* ---------- relations ---------- */
+
+/* lhs = rhs at span; `what` names the relation in the message */
+static void check_relation(Checker *C, Expr *lhs, Expr *rhs, Span sp, const char *what) {
+    C->has_msg = false;
+    C->lhs = lhs, C->rhs = rhs;
+    C->have_leaves = false;
+    Dim l = infer(C, lhs), r = infer(C, rhs);
+    if (!C->has_msg && l.tag == DIM_KNOWN && r.tag == DIM_KNOWN && !unit_same_dim(&l.u, &r.u)) {
+        char sl[160], sr[160];
+        show(C, &l, sl, sizeof sl);
+        show(C, &r, sr, sizeof sr);
+        snprintf(C->msg, sizeof C->msg, "unit mismatch%s: left side is %s, right side is %s", what, sl, sr);
+        snprintf(C->key, sizeof C->key, "=|%s|%s", sl, sr);
+        C->has_msg = true;
+    }
+    if (C->has_msg) emit(C, sp, C->key, C->msg);
+}
+
+/* parse every variable's units once; a bad string is an error at the
+ * declaration */
+static void parse_var_units(Checker *C) {
+    const FlatModel *m = C->m;
+    for (uint32_t i = 0; i < m->vars.len; i++) {
+        const FlatVar *v = &m->vars.data[i];
+        char err[160];
+        if (!v->units) continue;
+        if (unit_parse(v->units, &C->var_unit[i], err, sizeof err)) {
+            C->var_has[i] = true;
+            continue;
+        }
+        char key[200];
+        snprintf(key, sizeof key, "units|%s", v->units);
+        if (!first_time(v->span, key)) continue;
+        C->count++;
+        diag_error(v->span, "bad units \"%s\" of `%s`: %s", v->units, v->name, err);
+    }
+}
+
+unsigned flat_check_units(const FlatModel *m, bool as_error) {
+    Checker C = {.m = m, .as_error = as_error};
+    Arena *a = expr_ctx_arena(m->ctx);
+    C.var_unit = ARENA_ARRAY(a, Unit, m->vars.len + 1);
+    C.var_has = ARENA_ARRAY(a, bool, m->vars.len + 1);
+    C.nmemo = expr_count(m->ctx);
+    C.memo = malloc(sizeof *C.memo * ((size_t)C.nmemo + 1));
+    C.done = calloc((size_t)C.nmemo + 1, sizeof *C.done);
+    if (!C.memo || !C.done) {
+        fprintf(stderr, "dyadc: out of memory\n");
+        exit(2);
+    }
+    parse_var_units(&C);
+    for (uint32_t i = 0; i < m->vars.len; i++) {
+        const FlatVar *v = &m->vars.data[i];
+        if (v->value && C.var_has[i])
+            check_relation(&C, expr_leaf(m->ctx, EXPR_VAR, i), v->value, v->span, " in the value");
+    }
+    for (uint32_t i = 0; i < m->eqs.len; i++)
+        check_relation(&C, m->eqs.data[i].lhs, m->eqs.data[i].rhs, m->eqs.data[i].span, "");
+    for (uint32_t i = 0; i < m->asserts.len; i++) {
+        Expr *cond = m->asserts.data[i].cond;
+        check_relation(&C, cond, cond, m->asserts.data[i].span, "");
+    }
+    free(C.memo);
+    free(C.done);
+    return C.count;
+}
