@@ -284,8 +284,8 @@ static Dim infer(Checker *C, const Expr *e) {
 
 /* ---------- relations ---------- */
 
-/* lhs = rhs at span; `what` names the relation in the message */
-static void check_relation(Checker *C, Expr *lhs, Expr *rhs, Span sp, const char *what) {
+/* lhs = rhs at span; `param` names the parameter when rhs is its value */
+static void check_relation(Checker *C, Expr *lhs, Expr *rhs, Span sp, const char *param) {
     C->has_msg = false;
     C->lhs = lhs, C->rhs = rhs;
     C->have_leaves = false;
@@ -294,7 +294,9 @@ static void check_relation(Checker *C, Expr *lhs, Expr *rhs, Span sp, const char
         char sl[160], sr[160];
         show(C, &l, sl, sizeof sl);
         show(C, &r, sr, sizeof sr);
-        snprintf(C->msg, sizeof C->msg, "unit mismatch%s: left side is %s, right side is %s", what, sl, sr);
+        if (param)
+            snprintf(C->msg, sizeof C->msg, "unit mismatch: `%s` is in %s, its value in %s", param, sl, sr);
+        else snprintf(C->msg, sizeof C->msg, "unit mismatch: left side is %s, right side is %s", sl, sr);
         snprintf(C->key, sizeof C->key, "=|%s|%s", sl, sr);
         C->has_msg = true;
     }
@@ -337,13 +339,13 @@ unsigned flat_check_units(const FlatModel *m, bool as_error) {
     for (uint32_t i = 0; i < m->vars.len; i++) {
         const FlatVar *v = &m->vars.data[i];
         if (v->value && C.var_has[i])
-            check_relation(&C, expr_leaf(m->ctx, EXPR_VAR, i), v->value, v->span, " in the value");
+            check_relation(&C, expr_leaf(m->ctx, EXPR_VAR, i), v->value, v->span, v->name);
     }
     for (uint32_t i = 0; i < m->eqs.len; i++)
-        check_relation(&C, m->eqs.data[i].lhs, m->eqs.data[i].rhs, m->eqs.data[i].span, "");
+        check_relation(&C, m->eqs.data[i].lhs, m->eqs.data[i].rhs, m->eqs.data[i].span, NULL);
     for (uint32_t i = 0; i < m->asserts.len; i++) {
         Expr *cond = m->asserts.data[i].cond;
-        check_relation(&C, cond, cond, m->asserts.data[i].span, "");
+        check_relation(&C, cond, cond, m->asserts.data[i].span, NULL);
     }
     free(C.memo);
     free(C.done);

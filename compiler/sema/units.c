@@ -325,12 +325,11 @@ static bool parse_factor(UnitParser *P, Unit *out, int depth) {
         P->p++;
         return apply_exponent(P, out);
     }
-    if (is_digit(*P->p)) {
-        long v = 0;
-        while (is_digit(*P->p) && v < 1000000000L) v = v * 10 + (*P->p++ - '0');
-        if (v == 0) return fail(P, "a unit factor of 0%.*s", "", 0);
+    if (is_digit(*P->p)) { /* "1" as in "1/K"; other numbers are not units */
+        while (is_digit(*P->p)) P->p++;
+        if (P->p - start != 1 || *start != '1')
+            return fail(P, "`%.*s` is not a unit (only 1 may stand as a number)", start, (int)(P->p - start));
         *out = unit_one();
-        out->scale = (double)v;
         return true;
     }
     while (is_sym_char((unsigned char)*P->p)) P->p++;

@@ -10,7 +10,7 @@
  * Grammar (docs/UNITS.md):
  *   units   := "1" | product
  *   product := factor (('.' | '*' | '/') factor)*     '/' divides by the next factor only
- *   factor  := '(' product ')' exponent? | symbol exponent? | integer
+ *   factor  := '(' product ')' exponent? | symbol exponent? | '1'
  *   exponent:= '^'? ('+' | '-')? digits
  *   symbol  := an exact unit symbol, or an SI prefix + a prefixable symbol
  *
