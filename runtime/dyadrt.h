@@ -60,6 +60,7 @@ typedef struct DyrtOptions {
     int verbose;               /* -v: statistics on stderr */
     int list_params;           /* --list-params: print parameters, exit */
     int help;                  /* --help: print usage, exit */
+    const char *plot;          /* --plot FILE.png|FILE.svg (gnuplot); NULL = none */
 } DyrtOptions;
 
 /* Zero every field (no settings given, all outputs, default file). */

@@ -53,6 +53,7 @@ typedef struct DyrtRun {
     /* output */
     FILE *out;                 /* result CSV */
     int close_out;             /* 1 when out is ours to fclose */
+    char out_path[512];        /* its path, for --plot */
     int *cols;                 /* [ncols] indices into outputs */
     int ncols;
     double *outbuf;            /* [nout] */
@@ -100,6 +101,10 @@ void dyrt_output_close(DyrtRun *r);
 
 /* init.c */
 int dyrt_initialize(DyrtRun *r);
+
+/* plot.c */
+int dyrt_plot_check(const char *plot, const char *output);
+int dyrt_plot(const DyrtRun *r, const char *csv);
 
 /* integrate.c */
 int dyrt_integrate_setup(DyrtRun *r);

@@ -15,7 +15,7 @@
 typedef enum OptKind {
     OPT_START, OPT_STOP, OPT_INTERVAL, OPT_RTOL, OPT_ATOL, OPT_DTMAX,
     OPT_PARAM, OPT_INITIAL, OPT_VARS, OPT_SAVEAT, OPT_OUTPUT,
-    OPT_VERBOSE, OPT_LIST_PARAMS, OPT_HELP
+    OPT_VERBOSE, OPT_LIST_PARAMS, OPT_HELP, OPT_PLOT
 } OptKind;
 
 typedef struct OptSpec {
@@ -34,6 +34,7 @@ static const OptSpec optspecs[] = {
     {"--output", OPT_OUTPUT, 1},     {"-v", OPT_VERBOSE, 0},
     {"--verbose", OPT_VERBOSE, 0},   {"--list-params", OPT_LIST_PARAMS, 0},
     {"--help", OPT_HELP, 0},         {"-h", OPT_HELP, 0},
+    {"--plot", OPT_PLOT, 1},
 };
 
 #define NOPTSPECS ((int)(sizeof optspecs / sizeof optspecs[0]))
@@ -257,6 +258,9 @@ static int apply(DyrtOptions *o, const OptSpec *s, const char *value)
     case OPT_HELP:
         o->help = 1;
         return 0;
+    case OPT_PLOT:
+        o->plot = value;
+        return 0;
     }
     return DYRT_EXIT_INTERNAL;
 }
@@ -281,6 +285,8 @@ int dyrt_options_parse(DyrtOptions *o, int argc, char **argv)
         if (rc)
             return rc;
     }
+    if (o->plot && dyrt_plot_check(o->plot, o->output))
+        return DYRT_EXIT_USER;
     if ((o->given & DYRT_OPT_START) && (o->given & DYRT_OPT_STOP) && o->stop < o->start) {
         dyrt_error("--stop (%.17g) is before --start (%.17g)", o->stop, o->start);
         return DYRT_EXIT_USER;
@@ -304,6 +310,7 @@ void dyrt_usage(FILE *f, const char *prog, const DyrtModel *m)
           "  --initial NAME=VALUE  set the initial value of a state (repeatable)\n"
           "  --vars NAME,...     output only these columns, in this order\n"
           "  -o FILE             result CSV (default <model name>.csv; '-' = stdout)\n"
+          "  --plot FILE.png|svg plot the output columns with gnuplot (if installed)\n"
           "  -v                  statistics on stderr\n"
           "  --list-params       print the parameters and their values\n"
           "  --help              this text\n"

@@ -101,6 +101,7 @@ static int open_output(DyrtRun *r)
         snprintf(def, sizeof def, "%s.csv", r->m->name ? r->m->name : "out");
         path = def;
     }
+    snprintf(r->out_path, sizeof r->out_path, "%s", path);
     r->out = fopen(path, "w");
     if (!r->out) {
         dyrt_error("cannot open '%s' for writing: %s", path, strerror(errno));

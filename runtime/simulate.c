@@ -91,6 +91,11 @@ static int run(DyrtRun *r)
     r->stats.t_integrate = dyrt_now() - t;
     if (r->o->verbose)
         dyrt_integrate_stats(r, stderr);
+    if (r->o->plot && r->rows > 0 && r->out && fflush(r->out) == 0) {
+        int prc = dyrt_plot(r, r->out_path);  /* also after a failure: the rows so far */
+        if (!rc)
+            rc = prc;
+    }
     return rc;
 }
 
