@@ -1,8 +1,87 @@
 /*
- * dump.c -- deterministic text of a System (`dyadc flatten --structure`).
+ * dump.c -- deterministic text of the structural result
+ * (`dyadc flatten --structure`): the analysis report (alias elimination,
+ * index reduction, states, dummy derivatives, BLT blocks, torn variables),
+ * then the System (unknowns, parameters, residuals, initialization).
+ * Stable order everywhere: variables by index, blocks in BLT order.
  */
-#include "structure.h"
+#include "structure_internal.h"
 
+#include <stdlib.h>
+
+void st_note_eq(St *t, uint32_t e, const char *what) {
+    SEq *q = &t->eq.data[e];
+    if (q->flat < 0) return;
+    FlatEq *f = &t->m->eqs.data[q->flat];
+    if (q->order) diag_note(f->span, "%s (differentiated %u time%s)", what, q->order, q->order == 1 ? "" : "s");
+    else diag_note(f->span, "%s", what);
+}
+
+static void sv_leaf(void *ud, FILE *out, const Expr *e) {
+    St *t = ud;
+    if (e->kind == EXPR_VAR) fputs(st_sv_name(t, e->index), out);
+    else fprintf(out, "%s[%u]", expr_kind_names[e->kind], e->index);
+}
+
+static const char *const block_names[] = {"assignment", "state derivative", "implicit",
+                                          "linear loop", "nonlinear loop", "sparse loop"};
+
+static void report_blocks(St *t, FILE *out) {
+    fprintf(out, "blt blocks (%u)\n", t->blocks.len);
+    for (uint32_t i = 0; i < t->blocks.len; i++) {
+        Block *b = &t->blocks.data[i];
+        fprintf(out, "  %u %s", i + 1, block_names[b->kind]);
+        if (b->size > 1) fprintf(out, " (size %u)", b->size);
+        fputc(':', out);
+        for (uint32_t k = 0; k < b->size && k < 12; k++) fprintf(out, " %s", st_sv_name(t, t->bvars.data[b->first + k]));
+        if (b->size > 12) fprintf(out, " ...");
+        if (b->kind == BK_ASSIGN) {
+            fputs(" := ", out);
+            expr_print(out, t->sv.data[t->bvars.data[b->first]].value, sv_leaf, t);
+        }
+        fputc('\n', out);
+        if (b->ntorn && b->kind != BK_SPARSE) {
+            fputs("    iteration variables:", out);
+            for (uint32_t k = 0; k < b->ntorn; k++) fprintf(out, " %s", st_sv_name(t, t->torn.data[b->tfirst + k]));
+            fputc('\n', out);
+        }
+    }
+}
+
+static void report_vars(St *t, FILE *out, const char *title, int role, bool dummy) {
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < t->sv.len; i++)
+        n += dummy ? t->sv.data[i].dummy : t->sv.data[i].role == role;
+    fprintf(out, "%s (%u)", title, n);
+    for (uint32_t i = 0; i < t->sv.len; i++)
+        if (dummy ? t->sv.data[i].dummy : t->sv.data[i].role == role) fprintf(out, " %s", st_sv_name(t, i));
+    fputc('\n', out);
+}
+
+void struct_report(St *t) {
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&buf, &len);
+    if (!out) return;
+    uint32_t nal = 0, neal = 0, maxo = 0;
+    for (uint32_t v = 0; v < t->nflat; v++) nal += t->alias[v] != NULL;
+    for (uint32_t i = 0; i < t->m->eqs.len; i++) neal += t->eq_alias[i];
+    for (uint32_t e = 0; e < t->eq.len; e++) maxo = t->eq.data[e].order > maxo ? t->eq.data[e].order : maxo;
+    fprintf(out, "alias elimination: %u equations, %u variables removed\n", neal, nal);
+    fprintf(out, "index reduction: %u equations differentiated (highest order %u)\n", t->eq.len - t->neq0, maxo);
+    for (uint32_t e = t->neq0; e < t->eq.len; e++) {
+        if (t->eq.data[e].flat < 0) continue;
+        fputs("  0 = ", out);
+        expr_print(out, t->eq.data[e].res, sv_leaf, t);
+        fputc('\n', out);
+    }
+    report_vars(t, out, "states", SR_STATE, false);
+    report_vars(t, out, "dummy derivatives", 0, true);
+    report_blocks(t, out);
+    fclose(out);
+    t->s->report = arena_strndup(t->arena, buf, len);
+    free(buf);
+}
 
 static void leaf_name(void *ud, FILE *out, const Expr *e) {
     const System *s = ud;
@@ -23,6 +102,7 @@ static void line(FILE *out, const System *s, const char *pre, const Expr *e) {
 
 void struct_dump(FILE *out, const System *s) {
     fprintf(out, "system %s\n", s->model_name);
+    if (s->report) fputs(s->report, out);
     fprintf(out, "unknowns (%u)\n", s->ny);
     for (uint32_t y = 0; y < s->ny; y++)
         fprintf(out, "  %s %s\n", s->y_is_diff[y] ? "state    " : "algebraic", s->y_names[y]);
@@ -34,6 +114,8 @@ void struct_dump(FILE *out, const System *s) {
     }
     fprintf(out, "residuals (%u), jacobian nonzeros %u\n", s->ny, s->jac_nnz);
     for (uint32_t r = 0; r < s->ny; r++) line(out, s, "  0 = ", s->resid[r]);
+    fprintf(out, "zero crossings (%u)\n", s->nz);
+    for (uint32_t z = 0; z < s->nz; z++) line(out, s, "  ", s->zc[z]);
     fprintf(out, "initialization (%u unknowns)\n", s->init_n);
     for (uint32_t i = 0; i < s->init_n; i++) line(out, s, "  0 = ", s->init_resid[i]);
     for (uint32_t y = 0; y < s->ny; y++) {

@@ -8,8 +8,9 @@
  * and lets IDACalcIC find the algebraic ones and y'.
  *
  * Otherwise the unknowns are z = [y | y' of differential y | missing
- * parameters] and the equations are F(t0, y, y', p) = 0 plus every initial
- * relation.  Under-determined: differential unknowns that no initial
+ * parameters] and the equations are F(t0, y, y', p) = 0 (the index-reduced
+ * residuals, so the differentiated constraints hold at t0 too) plus every
+ * initial relation.  Under-determined: differential unknowns that no initial
  * relation mentions are fixed at their start value (a warning lists them).
  * Over-determined: an error that names the initial relations.
  */
@@ -17,23 +18,44 @@
 
 #include "dyad_model.h"
 
-static void start_values(St *t, bool *explicit_only) {
+/* initial relations in structural form; NULL (with an error) when one
+ * mentions a derivative that is not a variable of the simulation system */
+static Expr **initial_relations(St *t) {
+    Expr **r = ARENA_ARRAY(t->arena, Expr *, t->m->eqs.len + 1);
+    for (uint32_t i = 0; i < t->m->eqs.len; i++) {
+        FlatEq *q = &t->m->eqs.data[i];
+        if (q->kind != FE_INITIAL) continue;
+        r[i] = st_to_sv(t, expr_sub(t->c, q->lhs, q->rhs));
+        ExprVec vs = {0};
+        expr_leaves(t->c, r[i], EXPR_VAR, &vs);
+        for (uint32_t k = 0; k < vs.len; k++) {
+            SVar *v = &t->sv.data[vs.data[k]->index];
+            if (!st_is_unknown(t, vs.data[k]->index) || v->role != SR_NONE) continue;
+            diag_error(q->span, "`%s` appears in an initial relation, but `%s` is not a state of "
+                                "the simulation system", st_sv_name(t, vs.data[k]->index),
+                       t->m->vars.data[v->base].name);
+            return NULL;
+        }
+    }
+    return r;
+}
+
+static void start_values(St *t, Expr **init, bool *explicit_only) {
     System *s = t->s;
     s->start = ARENA_ARRAY(t->arena, Expr *, s->ny + 1);
     s->start_yp = ARENA_ARRAY(t->arena, Expr *, s->ny + 1);
     ExprCtx *c = t->c;
-    for (uint32_t v = 0; v < t->m->vars.len; v++) {
-        int32_t y = t->yslot[v];
-        if (y < 0) continue;
-        FlatVar *fv = &t->m->vars.data[v];
-        s->start[y] = fv->guess ? lower(t, fv->guess) : expr_const(c, 0);
-        s->start_yp[y] = expr_const(c, 0);
+    for (uint32_t i = 0; i < t->sv.len; i++) {
+        SVar *v = &t->sv.data[i];
+        if (v->slot < 0) continue;
+        FlatVar *fv = &t->m->vars.data[v->base];
+        s->start[v->slot] = v->order == 0 && fv->guess ? lower(t, fv->guess) : expr_const(c, 0);
+        s->start_yp[v->slot] = expr_const(c, 0);
     }
     *explicit_only = true;
     for (uint32_t i = 0; i < t->m->eqs.len; i++) {
-        FlatEq *q = &t->m->eqs.data[i];
-        if (q->kind != FE_INITIAL) continue;
-        Expr *r = lower(t, expr_sub(c, q->lhs, q->rhs));
+        if (t->m->eqs.data[i].kind != FE_INITIAL) continue;
+        Expr *r = lower(t, init[i]);
         ExprVec ys = {0}, yps = {0};
         expr_leaves(c, r, EXPR_Y, &ys);
         expr_leaves(c, r, EXPR_YP, &yps);
@@ -118,23 +140,23 @@ static void init_layout(St *t) {
 void struct_build_init(St *t) {
     System *s = t->s;
     bool explicit_only;
-    start_values(t, &explicit_only);
+    Expr **init = initial_relations(t);
+    if (!init) return;
+    start_values(t, init, &explicit_only);
     bool missing = false;
     for (uint32_t p = 0; p < s->np; p++) missing |= (s->param_flags[p] & DYRT_PARAM_MISSING) != 0;
     if (explicit_only && !missing) return;
     init_layout(t);
     t->to_init = true;
+    /* rows: the simulation residuals at t0, then the initial relations */
     ExprVec rows = {0};
-    for (uint32_t i = 0; i < t->m->eqs.len; i++) {
-        FlatEq *q = &t->m->eqs.data[i];
-        vec_push(t->arena, &rows, lower(t, expr_sub(t->c, q->lhs, q->rhs)));
-    }
-    /* fix unmentioned differential unknowns when under-determined */
+    for (uint32_t r = 0; r < t->resid_sv.len; r++) vec_push(t->arena, &rows, lower(t, t->resid_sv.data[r]));
     unsigned char *mentioned = ARENA_ARRAY(t->arena, unsigned char, s->init_n + 1);
     for (uint32_t i = 0; i < t->m->eqs.len; i++) {
         if (t->m->eqs.data[i].kind != FE_INITIAL) continue;
+        vec_push(t->arena, &rows, lower(t, init[i]));
         ExprVec zs = {0};
-        expr_leaves(t->c, rows.data[i], EXPR_Z, &zs);
+        expr_leaves(t->c, rows.data[rows.len - 1], EXPR_Z, &zs);
         for (uint32_t k = 0; k < zs.len; k++) mentioned[zs.data[k]->index] = 1;
     }
     for (uint32_t y = 0; y < s->ny && rows.len < s->init_n; y++) {

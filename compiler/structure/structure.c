@@ -1,7 +1,19 @@
 /*
- * structure.c -- the structure phase: slots, residuals, Jacobian pattern,
- * start values, outputs, initialization system.  Linear in the size of the
- * equation DAGs (plus one derivative per Jacobian entry).
+ * structure.c -- the structure phase driver: from the flat model to the
+ * System.
+ *
+ *   1. alias elimination (alias.c) consumes `a = +-b + c` equations;
+ *   2. the remaining equations are rewritten over structural variables
+ *      (structure_internal.h), der(x) becoming a variable of its own;
+ *   3. index reduction (pantelides.c): Pantelides' algorithm, then dummy
+ *      derivatives with static state selection;
+ *   4. BLT (blt.c): matching, Tarjan's SCCs, explicit assignments
+ *      substituted, algebraic loops torn;
+ *   5. here: slots, residuals, Jacobian pattern, outputs, zero crossings,
+ *      assertions; init.c: start values and the initialization system.
+ * Every step is linear in the size of the equation DAGs (plus one
+ * derivative per Jacobian entry), except matching (O(E sqrt V)).
+ * See docs/STRUCTURE.md for the residual form.
  */
 #include "structure_internal.h"
 
@@ -10,58 +22,127 @@
 #include <math.h>
 #include <string.h>
 
+/* ---------- structural variables ---------- */
 
-static Expr *alias_der(void *ud, Expr *leaf) {
-    St *t = ud;
-    if (leaf->kind == EXPR_VAR && t->m->vars.data[leaf->index].kind == FV_VARIABLE)
-        return expr_leaf(t->c, EXPR_DER, leaf->index);
-    return NULL;
+static uint32_t new_sv(St *t, uint32_t base, uint32_t order, int32_t prim) {
+    SVar v = {.base = base, .order = order, .der = -1, .prim = prim, .yp_of = -1, .slot = -1};
+    vec_push(t->arena, &t->sv, v);
+    return t->sv.len - 1;
 }
+
+uint32_t st_der(St *t, uint32_t sv) {
+    if (t->sv.data[sv].der >= 0) return (uint32_t)t->sv.data[sv].der;
+    uint32_t d = new_sv(t, t->sv.data[sv].base, t->sv.data[sv].order + 1, (int32_t)sv);
+    t->sv.data[sv].der = (int32_t)d;
+    return d;
+}
+
+static Expr *dt_leaf(void *ud, Expr *leaf) {
+    St *t = ud;
+    if (leaf->kind != EXPR_VAR || t->m->vars.data[t->sv.data[leaf->index].base].kind != FV_VARIABLE)
+        return NULL; /* parameters and constants do not change in time */
+    return expr_leaf(t->c, EXPR_VAR, st_der(t, leaf->index));
+}
+
+Expr *st_dt(St *t, Expr *e) { return expr_dt(t->c, e, dt_leaf, t); }
+
+static Expr *to_sv_leaf(void *ud, Expr *leaf) {
+    St *t = ud;
+    if (leaf->kind != EXPR_VAR && leaf->kind != EXPR_DER) return leaf;
+    uint32_t v = leaf->index;
+    bool unknown = t->m->vars.data[v].kind == FV_VARIABLE;
+    if (leaf->kind == EXPR_VAR) return unknown && t->alias[v] ? t->alias[v] : leaf;
+    if (!unknown) return expr_const(t->c, 0); /* der(parameter) */
+    if (t->alias[v]) return st_dt(t, t->alias[v]);
+    return expr_leaf(t->c, EXPR_VAR, st_der(t, v));
+}
+
+Expr *st_to_sv(St *t, Expr *flat) { return expr_subst(t->c, flat, to_sv_leaf, t); }
+
+void st_incidence(St *t, uint32_t e) {
+    SEq *q = &t->eq.data[e];
+    ExprVec vs = {0};
+    expr_leaves(t->c, q->res, EXPR_VAR, &vs);
+    q->inc = ARENA_ARRAY(t->arena, uint32_t, vs.len + 1);
+    q->ninc = 0;
+    for (uint32_t i = 0; i < vs.len; i++)
+        if (st_is_unknown(t, vs.data[i]->index)) q->inc[q->ninc++] = vs.data[i]->index;
+}
+
+static void build_equations(St *t) {
+    for (uint32_t v = 0; v < t->m->vars.len; v++) new_sv(t, v, 0, -1);
+    t->nflat = t->m->vars.len;
+    for (uint32_t i = 0; i < t->m->eqs.len; i++) {
+        FlatEq *q = &t->m->eqs.data[i];
+        if (q->kind != FE_NORMAL || t->eq_alias[i]) continue;
+        SEq e = {.res = st_to_sv(t, expr_sub(t->c, q->lhs, q->rhs)), .flat = (int32_t)i,
+                 .diff = -1, .prim = -1};
+        vec_push(t->arena, &t->eq, e);
+        st_incidence(t, t->eq.len - 1);
+    }
+    t->neq0 = t->eq.len;
+}
+
+/* ---------- lowering to codegen leaves ---------- */
 
 static Expr *map_leaf(void *ud, Expr *leaf) {
     St *t = ud;
-    uint32_t v = leaf->index;
-    if ((leaf->kind == EXPR_VAR || leaf->kind == EXPR_DER) && t->alias && t->alias[v]) {
-        Expr *a = t->alias[v];
-        if (leaf->kind == EXPR_DER) a = expr_dt(t->c, a, alias_der, t);
-        return lower(t, a);
-    }
-    if (leaf->kind == EXPR_VAR && t->pslot[v] >= 0) {
-        uint32_t p = (uint32_t)t->pslot[v];
+    if (leaf->kind == EXPR_DER) return expr_const(t->c, 0); /* not produced by st_to_sv */
+    if (leaf->kind != EXPR_VAR) return leaf;
+    SVar *v = &t->sv.data[leaf->index];
+    int32_t p = leaf->index < t->nflat ? t->pslot[leaf->index] : -1;
+    if (p >= 0) {
         if (t->to_init && t->pz[p] >= 0) return expr_leaf(t->c, EXPR_Z, (uint32_t)t->pz[p]);
-        return expr_leaf(t->c, EXPR_P, p);
+        return expr_leaf(t->c, EXPR_P, (uint32_t)p);
     }
-    if (leaf->kind == EXPR_VAR && t->yslot[v] >= 0)
-        return expr_leaf(t->c, t->to_init ? EXPR_Z : EXPR_Y, (uint32_t)t->yslot[v]);
-    if (leaf->kind == EXPR_DER && t->yslot[v] >= 0) {
-        uint32_t y = (uint32_t)t->yslot[v];
-        if (t->to_init && t->zslot[y] < 0) {
-            diag_error((Span){0}, "der(%s) appears in an initial relation, but `%s` is not a state",
-                       t->s->y_names[y], t->s->y_names[y]);
-            return expr_const(t->c, 0);
-        }
-        if (t->to_init) return expr_leaf(t->c, EXPR_Z, (uint32_t)t->zslot[y]);
-        return expr_leaf(t->c, EXPR_YP, y);
+    switch ((SvRole)v->role) {
+    case SR_ASSIGNED:
+        if (!v->low[t->to_init]) v->low[t->to_init] = lower(t, v->value);
+        return v->low[t->to_init];
+    case SR_STATE:
+    case SR_ALG: return expr_leaf(t->c, t->to_init ? EXPR_Z : EXPR_Y, (uint32_t)v->slot);
+    case SR_DERIV: {
+        uint32_t y = (uint32_t)t->sv.data[v->yp_of].slot;
+        if (!t->to_init) return expr_leaf(t->c, EXPR_YP, y);
+        if (t->zslot[y] >= 0) return expr_leaf(t->c, EXPR_Z, (uint32_t)t->zslot[y]);
+        return expr_const(t->c, 0);
     }
-    if (leaf->kind == EXPR_DER) return expr_const(t->c, 0); /* der(parameter) */
-    return leaf;
+    case SR_NONE: break;
+    }
+    diag_internal("structure: variable `%s` (derivative order %u) has no value",
+                  t->m->vars.data[v->base].name, v->order);
+    return expr_const(t->c, 0);
 }
 
 Expr *lower(St *t, Expr *e) { return expr_subst(t->c, e, map_leaf, t); }
 
+/* ---------- slots and parameters ---------- */
+
+const char *st_sv_name(St *t, uint32_t sv) {
+    SVar *v = &t->sv.data[sv];
+    const char *n = t->m->vars.data[v->base].name;
+    for (uint32_t k = 0; k < v->order; k++) n = arena_printf(t->arena, "der(%s)", n);
+    return n;
+}
+
 static void assign_slots(St *t) {
     FlatModel *m = t->m;
     System *s = t->s;
-    uint32_t n = m->vars.len;
-    t->yslot = ARENA_ARRAY(t->arena, int32_t, n + 1);
-    t->pslot = ARENA_ARRAY(t->arena, int32_t, n + 1);
-    t->pvar = ARENA_ARRAY(t->arena, uint32_t, n + 1);
-    for (uint32_t i = 0; i < n; i++) {
-        FlatVar *v = &m->vars.data[i];
-        t->yslot[i] = t->pslot[i] = -1;
-        if (v->kind == FV_VARIABLE) {
-            if (!t->alias[i]) t->yslot[i] = (int32_t)s->ny++;
-        } else { t->pvar[s->np] = i; t->pslot[i] = (int32_t)s->np++; }
+    t->pslot = ARENA_ARRAY(t->arena, int32_t, m->vars.len + 1);
+    t->pvar = ARENA_ARRAY(t->arena, uint32_t, m->vars.len + 1);
+    for (uint32_t i = 0; i < m->vars.len; i++) {
+        t->pslot[i] = -1;
+        if (m->vars.data[i].kind != FV_VARIABLE) { t->pvar[s->np] = i; t->pslot[i] = (int32_t)s->np++; }
+    }
+    for (uint32_t i = 0; i < t->sv.len; i++)
+        if (t->sv.data[i].role == SR_STATE || t->sv.data[i].role == SR_ALG) t->sv.data[i].slot = (int32_t)s->ny++;
+    s->y_names = ARENA_ARRAY(t->arena, const char *, s->ny + 1);
+    s->y_is_diff = ARENA_ARRAY(t->arena, unsigned char, s->ny + 1);
+    for (uint32_t i = 0; i < t->sv.len; i++) {
+        SVar *v = &t->sv.data[i];
+        if (v->slot < 0) continue;
+        s->y_names[v->slot] = st_sv_name(t, i);
+        s->y_is_diff[v->slot] = v->role == SR_STATE;
     }
 }
 
@@ -105,21 +186,25 @@ static void build_params(St *t) {
     for (uint32_t p = 0; p < s->np; p++) order_params(t, p, state, &k);
 }
 
-/* CSC pattern of d resid / d leaves of `kind`, from each residual's leaves */
+/* ---------- residuals, Jacobian pattern ---------- */
+
 typedef struct { uint32_t row, col; } Entry;
 
+/* CSC pattern of d resid / d (Y, YP); one entry per distinct column */
 static void build_jacobian(St *t) {
     System *s = t->s;
     Vec(Entry) ents = {0};
+    int32_t *seen = ARENA_ARRAY(t->arena, int32_t, s->ny + 1);
+    memset(seen, 0xff, sizeof *seen * (s->ny + 1));
     for (uint32_t r = 0; r < s->ny; r++) {
         ExprVec ys = {0};
         expr_leaves(t->c, s->resid[r], EXPR_Y, &ys);
         expr_leaves(t->c, s->resid[r], EXPR_YP, &ys);
-        /* one entry per distinct column */
         for (uint32_t i = 0; i < ys.len; i++) {
-            bool dup = false;
-            for (uint32_t j = 0; j < i && !dup; j++) dup = ys.data[j]->index == ys.data[i]->index;
-            if (!dup) vec_push(t->arena, &ents, ((Entry){r, ys.data[i]->index}));
+            uint32_t col = ys.data[i]->index;
+            if (seen[col] == (int32_t)r) continue;
+            seen[col] = (int32_t)r;
+            vec_push(t->arena, &ents, ((Entry){r, col}));
         }
     }
     s->jac_nnz = ents.len;
@@ -152,22 +237,12 @@ static bool balance_check(St *t) {
 
 static void build_residuals(St *t) {
     System *s = t->s;
+    if (t->resid_sv.len != s->ny) {
+        diag_internal("structure: %u residuals for %u integrator unknowns", t->resid_sv.len, s->ny);
+        s->ny = 0;
+    }
     s->resid = ARENA_ARRAY(t->arena, Expr *, s->ny + 1);
-    s->y_is_diff = ARENA_ARRAY(t->arena, unsigned char, s->ny + 1);
-    s->y_names = ARENA_ARRAY(t->arena, const char *, s->ny + 1);
-    uint32_t r = 0;
-    for (uint32_t i = 0; i < t->m->eqs.len; i++) {
-        FlatEq *q = &t->m->eqs.data[i];
-        if (q->kind != FE_NORMAL || t->eq_alias[i]) continue;
-        s->resid[r++] = lower(t, expr_sub(t->c, q->lhs, q->rhs));
-    }
-    for (uint32_t r2 = 0; r2 < s->ny; r2++) {
-        ExprVec yp = {0};
-        expr_leaves(t->c, s->resid[r2], EXPR_YP, &yp);
-        for (uint32_t i = 0; i < yp.len; i++) s->y_is_diff[yp.data[i]->index] = 1;
-    }
-    for (uint32_t v = 0; v < t->m->vars.len; v++)
-        if (t->yslot[v] >= 0) s->y_names[t->yslot[v]] = t->m->vars.data[v].name;
+    for (uint32_t r = 0; r < s->ny; r++) s->resid[r] = lower(t, t->resid_sv.data[r]);
 }
 
 static void build_outputs(St *t) {
@@ -177,7 +252,7 @@ static void build_outputs(St *t) {
     for (uint32_t v = 0; v < t->m->vars.len; v++) {
         if (t->m->vars.data[v].kind != FV_VARIABLE) continue;
         s->out_names[s->nout] = t->m->vars.data[v].name;
-        s->out[s->nout++] = lower(t, expr_leaf(t->c, EXPR_VAR, v));
+        s->out[s->nout++] = lower(t, st_to_sv(t, expr_leaf(t->c, EXPR_VAR, v)));
     }
 }
 
@@ -187,21 +262,53 @@ static void build_asserts(St *t) {
     s->assert_cond = ARENA_ARRAY(t->arena, Expr *, s->nassert + 1);
     s->assert_msg = ARENA_ARRAY(t->arena, const char *, s->nassert + 1);
     for (uint32_t i = 0; i < s->nassert; i++) {
-        s->assert_cond[i] = lower(t, t->m->asserts.data[i].cond);
+        s->assert_cond[i] = lower(t, st_to_sv(t, t->m->asserts.data[i].cond));
         s->assert_msg[i] = t->m->asserts.data[i].message;
     }
 }
 
+/* ---------- zero crossings ---------- */
+
+static bool is_dynamic(St *t, Expr *e) {
+    ExprVec l = {0};
+    expr_leaves(t->c, e, EXPR_Y, &l);
+    expr_leaves(t->c, e, EXPR_YP, &l);
+    expr_leaves(t->c, e, EXPR_TIME, &l);
+    return l.len > 0;
+}
+
+/* every distinct comparison node below `root` (DFS, nodes visited once
+ * across all roots through `seen`) whose operands depend on Y, YP or TIME */
+static void find_crossings(St *t, Expr *root, HashMap *seen, ExprVec *out) {
+    ExprVec st = {0};
+    vec_push(t->arena, &st, root);
+    while (st.len) {
+        Expr *e = st.data[--st.len];
+        if (expr_is_leaf(e) || hmap_get(seen, e->id + 1)) continue;
+        hmap_put(t->arena, seen, e->id + 1, e);
+        bool cmp = e->kind == EXPR_LT || e->kind == EXPR_LE || e->kind == EXPR_GT || e->kind == EXPR_GE;
+        if (cmp && is_dynamic(t, e)) vec_push(t->arena, out, expr_sub(t->c, e->args[0], e->args[1]));
+        for (int i = e->nargs; i-- > 0;) vec_push(t->arena, &st, e->args[i]);
+    }
+}
+
+static void build_crossings(St *t) {
+    System *s = t->s;
+    HashMap seen = {0};
+    ExprVec zc = {0};
+    for (uint32_t r = 0; r < s->ny; r++) find_crossings(t, s->resid[r], &seen, &zc);
+    for (uint32_t o = 0; o < s->nout; o++) find_crossings(t, s->out[o], &seen, &zc);
+    s->nz = zc.len;
+    s->zc = zc.data;
+}
+
 System *structure(FlatModel *m) {
     unsigned errors = diag_error_count();
-    Arena *arena = NULL;
-    /* the System lives in the same arena as the flat model's expressions */
     St t = {0};
     t.m = m;
     t.c = m->ctx;
-    arena = expr_ctx_arena(m->ctx);
-    t.arena = arena;
-    System *s = t.s = ARENA_NEW(arena, System);
+    t.arena = expr_ctx_arena(m->ctx); /* the System lives with the flat model's expressions */
+    System *s = t.s = ARENA_NEW(t.arena, System);
     s->ctx = m->ctx;
     s->model_name = m->name;
     s->start_time = 0;
@@ -210,12 +317,16 @@ System *structure(FlatModel *m) {
     s->atol = 1e-6;
     if (!balance_check(&t)) return NULL;
     struct_alias(&t);
+    build_equations(&t);
+    if (!struct_index_reduce(&t) || !struct_blt(&t)) return NULL;
     assign_slots(&t);
     build_params(&t);
     build_residuals(&t);
     build_jacobian(&t);
     build_outputs(&t);
     build_asserts(&t);
+    build_crossings(&t);
     struct_build_init(&t);
+    struct_report(&t);
     return diag_error_count() > errors ? NULL : s;
 }

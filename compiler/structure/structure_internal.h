@@ -1,28 +1,116 @@
-/* structure_internal.h -- shared by the files of compiler/structure only. */
+/* structure_internal.h -- shared by the files of compiler/structure only.
+ *
+ * The structure phase works on its own variable table, the "structural
+ * variables" (SVar): index i < nflat is flat variable i itself (order 0;
+ * parameters included, they are simply never unknowns); indexes above are
+ * derivatives x^(k), k >= 1, created on demand (der(x) from the source, and
+ * the higher derivatives index reduction needs).  Equations (SEq) are
+ * residuals `0 = res` over EXPR_VAR(sv) leaves, TIME and constants; index
+ * reduction appends their time derivatives.  Only at the very end are
+ * VAR(sv) leaves lowered to the codegen leaves Y/YP/P/Z.
+ */
 #ifndef DYADC_STRUCTURE_INTERNAL_H
 #define DYADC_STRUCTURE_INTERNAL_H
 
 #include "structure.h"
+
+/* role of a structural variable after index reduction and BLT */
+typedef enum {
+    SR_NONE,      /* parameter, alias-eliminated, or unused */
+    SR_STATE,     /* integrator unknown with y_is_diff = 1 */
+    SR_DERIV,     /* the derivative of a state: y' of `prim`'s slot */
+    SR_ALG,       /* algebraic integrator unknown (incl. dummy derivatives) */
+    SR_ASSIGNED   /* computed by an explicit assignment (`value`) */
+} SvRole;
+
+typedef struct {
+    uint32_t base;     /* flat variable */
+    uint32_t order;    /* derivative order */
+    int32_t der;       /* sv of d/dt of this one, or -1 */
+    int32_t prim;      /* sv this is d/dt of, or -1 (order 0) */
+    int32_t yp_of;     /* SR_DERIV: the state sv whose y' this is */
+    bool dummy;        /* selected as a dummy derivative */
+    uint8_t role;      /* SvRole */
+    int32_t slot;      /* y slot (SR_STATE, SR_ALG), else -1 */
+    Expr *value;       /* SR_ASSIGNED: value over non-assigned svs */
+    Expr *low[2];      /* cache of the lowered value (normal, init) */
+} SVar;
+
+typedef struct {
+    Expr *res;         /* 0 = res, over VAR(sv) */
+    int32_t flat;      /* flat equation it comes from (after differentiation too) */
+    uint32_t order;    /* times differentiated */
+    int32_t diff;      /* equation index of its derivative, or -1 */
+    int32_t prim;      /* equation it is the derivative of, or -1 */
+    uint32_t *inc;     /* unknown svs in res (distinct) */
+    uint32_t ninc;
+} SEq;
+
+/* one BLT block (dump and docs; the System only sees its residuals) */
+typedef enum { BK_ASSIGN, BK_STATE_DER, BK_IMPLICIT, BK_LINEAR, BK_NONLINEAR, BK_SPARSE } BlockKind;
+
+typedef struct {
+    uint8_t kind;      /* BlockKind */
+    uint32_t size;     /* equations = unknowns */
+    uint32_t first;    /* into St.bvars / St.beqs */
+    uint32_t ntorn;    /* iteration (tearing) variables kept as IDA unknowns */
+    uint32_t tfirst;   /* into St.torn */
+} Block;
 
 typedef struct {
     FlatModel *m;
     System *s;
     Arena *arena;
     ExprCtx *c;
-    int32_t *yslot;   /* flat var -> y slot or -1 */
-    int32_t *pslot;   /* flat var -> p slot or -1 */
-    int32_t *zslot;   /* y slot -> z index of y' (init system), -1 if none */
-    uint32_t *pvar;   /* p slot -> flat var */
-    bool to_init;     /* map to Z leaves (init system) instead of Y/YP/P */
-    uint32_t nz_y;    /* z layout: [y (ny)] [y' of differential (nd)] [missing params] */
-    int32_t *pz;      /* p slot -> z index for missing parameters, -1 otherwise */
-    Expr **alias;     /* flat var -> its value when eliminated as an alias, else NULL */
+    uint32_t nflat;
+    Vec(SVar) sv;
+    Vec(SEq) eq;
+    uint32_t neq0;     /* equations before index reduction */
+    int32_t *assign;   /* sv -> matched equation or -1 (grows with sv) */
+    int32_t *match;    /* eq -> matched sv or -1 */
+    uint32_t assign_cap, match_cap;
+    Vec(Block) blocks;
+    U32Vec bvars, beqs, torn;
+    ExprVec resid_sv;  /* the residuals handed to IDA, in sv form */
+    double *startv;    /* sv -> numeric start (dummy selection) */
+    /* slots */
+    int32_t *pslot;    /* flat var -> p slot or -1 */
+    int32_t *zslot;    /* y slot -> z index of y' (init system), -1 if none */
+    uint32_t *pvar;    /* p slot -> flat var */
+    bool to_init;      /* map to Z leaves (init system) instead of Y/YP/P */
+    int32_t *pz;       /* p slot -> z index for missing parameters, -1 otherwise */
+    Expr **alias;      /* flat var -> its value when eliminated as an alias, else NULL */
     unsigned char *eq_alias; /* flat eq -> 1 when consumed by alias elimination */
 } St;
 
-/* map flat leaves (VAR, DER) to slots (Y, YP, P; Z when t->to_init) */
-Expr *lower(St *t, Expr *e);
-void struct_build_init(St *t);
+static inline bool st_is_unknown(const St *t, uint32_t sv) {
+    const SVar *v = &t->sv.data[sv];
+    return t->m->vars.data[v->base].kind == FV_VARIABLE && !(v->order == 0 && t->alias[v->base]);
+}
+
+/* structure.c */
+Expr *lower(St *t, Expr *e);            /* VAR(sv) -> Y/YP/P (Z when t->to_init) */
+Expr *st_to_sv(St *t, Expr *flat);      /* flat VAR/DER -> VAR(sv), aliases resolved */
+uint32_t st_der(St *t, uint32_t sv);    /* d/dt of sv (created on demand) */
+Expr *st_dt(St *t, Expr *e);            /* total time derivative in sv form */
+void st_incidence(St *t, uint32_t e);   /* (re)compute eq[e].inc */
+/* alias.c, init.c */
 void struct_alias(St *t);
+void struct_build_init(St *t);
+/* matching.c: Hopcroft-Karp over (eqs, unknown svs accepted by `use_var`) */
+typedef bool (*StVarFilter)(St *t, uint32_t sv);
+typedef bool (*StEqFilter)(St *t, uint32_t e);
+uint32_t st_match(St *t, StEqFilter use_eq, StVarFilter use_var);
+bool st_augment(St *t, uint32_t e, StVarFilter use_var, unsigned char *veq, unsigned char *vvar,
+                U32Vec *ceq, U32Vec *cvar);
+void st_grow_match(St *t);
+/* pantelides.c */
+bool struct_index_reduce(St *t);
+/* blt.c */
+bool struct_blt(St *t);
+/* dump.c */
+void struct_report(St *t);
+const char *st_sv_name(St *t, uint32_t sv);
+void st_note_eq(St *t, uint32_t e, const char *what);
 
 #endif

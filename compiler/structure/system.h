@@ -73,6 +73,10 @@ typedef struct System {
                                      init_finish stores z[i] */
     uint32_t *init_target_index;  /* [init_n] */
 
+    /* what the structural analysis decided (states, dummy derivatives, BLT
+     * blocks, torn variables), as deterministic text for `--structure` */
+    const char *report;
+
     /* default simulation settings (from an analysis, else built-in) */
     double start_time, stop_time, interval, rtol, atol, dtmax;
     uint32_t ntstops;

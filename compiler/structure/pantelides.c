@@ -1,0 +1,344 @@
+/*
+ * pantelides.c -- index reduction and static state selection.
+ *
+ * 1. Pantelides, "The consistent initialization of differential-algebraic
+ *    systems" (SIAM J. Sci. Stat. Comput. 9(2), 1988), algorithm of §5:
+ *    the unknowns of the matching are the highest derivatives of every
+ *    variable (der(x) stands for x once x appears differentiated).  An
+ *    equation that cannot be matched (no augmenting path) lies in a
+ *    structurally singular subset: every equation and unknown the search
+ *    visited (the coloring) is differentiated once (expr_dt, new
+ *    derivative variables created in our own table), the matching moves up
+ *    one level, and the search repeats from the derivative of the
+ *    equation.  A subset that contains no differentiated variable at all
+ *    can never be repaired by differentiation: that is a structurally
+ *    singular model (error naming its equations and unknowns).
+ *    Hopcroft-Karp first (matching.c) so that only the unmatched equations
+ *    of index > 1 parts cost searches: O(E sqrt V) + O(E) per repaired
+ *    equation.
+ *
+ * 2. Mattsson & Söderlind, "Index reduction in differential-algebraic
+ *    equations using dummy derivatives" (SIAM J. Sci. Comput. 14(3), 1993):
+ *    stage 1 takes the differentiated equations at their highest order and
+ *    the highest derivatives; a square nonsingular submatrix of their
+ *    Jacobian picks as many dummy derivatives (they become algebraic
+ *    unknowns) as there are equations; stage k+1 repeats one level lower
+ *    with the equations those were differentiated from and the variables
+ *    one derivative below the picked ones.
+ *
+ *    Static state selection: the columns are chosen greedily (a matroid, so
+ *    greedy is optimal for the order) in this preference order:
+ *      a. lower statePriority of the variable first (high priority = keep
+ *         as a state),
+ *      b. higher derivative order first (der(der(x)) before der(v), so
+ *         states stay the model's own first-order variables),
+ *      c. within a class, full pivoting on the Jacobian evaluated at the
+ *         start values (guess / `initial x = value` / 0, parameter
+ *         defaults): the largest pivot wins, which keeps the chosen
+ *         submatrix far from singular at the start.  For a pendulum that
+ *         hangs down this makes x the state and y the dummy.
+ *    When the start point is numerically degenerate (e.g. all zeros) the
+ *    Jacobian is evaluated again at a fixed generic point.  Dense
+ *    elimination on each stage: O(r^2 c) for r differentiated equations.
+ *    The choice is static: a model that leaves the region where the choice
+ *    is valid (a pendulum going over the horizontal with x as state) needs
+ *    statePriority or dynamic state selection (not done).
+ */
+#include "structure_internal.h"
+
+#include <math.h>
+#include <string.h>
+
+#define MAX_DIFF_ORDER 8 /* a model needing more is certainly singular */
+
+static bool pant_var(St *t, uint32_t v) { return st_is_unknown(t, v) && t->sv.data[v].der < 0; }
+static bool pant_eq(St *t, uint32_t e) { return t->eq.data[e].diff < 0; }
+
+static uint32_t diff_eq(St *t, uint32_t e) {
+    Expr *r = st_dt(t, t->eq.data[e].res);
+    SEq d = {.res = r, .flat = t->eq.data[e].flat, .order = t->eq.data[e].order + 1,
+             .diff = -1, .prim = (int32_t)e};
+    vec_push(t->arena, &t->eq, d);
+    uint32_t k = t->eq.len - 1;
+    t->eq.data[e].diff = (int32_t)k;
+    st_incidence(t, k);
+    return k;
+}
+
+/* Structural singularity: name the equations and the unknowns. */
+static void singular(St *t, U32Vec *eqs, U32Vec *vars, const char *why) {
+    Span sp = {0};
+    for (uint32_t i = 0; i < eqs->len && !sp.file; i++) {
+        int32_t f = t->eq.data[eqs->data[i]].flat;
+        if (f >= 0) sp = t->m->eqs.data[f].span;
+    }
+    diag_error(sp, "the simulation system of `%s` is structurally singular: %u equation%s for %u "
+                   "unknown%s%s%s", t->m->name, eqs->len, eqs->len == 1 ? "" : "s", vars->len,
+               vars->len == 1 ? "" : "s", why ? "; " : "", why ? why : "");
+    for (uint32_t i = 0; i < eqs->len; i++) st_note_eq(t, eqs->data[i], "equation");
+    for (uint32_t i = 0; i < vars->len; i++) {
+        const SVar *v = &t->sv.data[vars->data[i]];
+        diag_note(t->m->vars.data[v->base].span, "unknown `%s`", st_sv_name(t, vars->data[i]));
+    }
+}
+
+typedef struct {
+    unsigned char *veq, *vvar;
+    uint32_t ceq, cvar; /* capacities */
+} Colors;
+
+static void colors_fit(St *t, Colors *c) {
+    if (t->eq.len > c->ceq) {
+        c->ceq = t->eq.len * 2 + 16;
+        c->veq = ARENA_ARRAY(t->arena, unsigned char, c->ceq);
+    }
+    if (t->sv.len > c->cvar) {
+        c->cvar = t->sv.len * 2 + 16;
+        c->vvar = ARENA_ARRAY(t->arena, unsigned char, c->cvar);
+    }
+}
+
+static void uncolor(Colors *c, U32Vec *eqs, U32Vec *vars) {
+    for (uint32_t i = 0; i < eqs->len; i++) c->veq[eqs->data[i]] = 0;
+    for (uint32_t i = 0; i < vars->len; i++) c->vvar[vars->data[i]] = 0;
+}
+
+/* does differentiating the colored equations bring in new information? */
+static bool repairable(St *t, U32Vec *eqs) {
+    for (uint32_t i = 0; i < eqs->len; i++) {
+        SEq *q = &t->eq.data[eqs->data[i]];
+        if (q->order >= MAX_DIFF_ORDER) return false;
+        for (uint32_t k = 0; k < q->ninc; k++)
+            if (t->sv.data[q->inc[k]].der >= 0) return true;
+    }
+    return false;
+}
+
+static bool pantelides_eq(St *t, Colors *c, uint32_t e0) {
+    uint32_t i = e0;
+    for (;;) {
+        colors_fit(t, c);
+        U32Vec eqs = {0}, vars = {0};
+        bool found = st_augment(t, i, pant_var, c->veq, c->vvar, &eqs, &vars);
+        uncolor(c, &eqs, &vars);
+        if (found) return true;
+        if (!repairable(t, &eqs)) {
+            singular(t, &eqs, &vars, "differentiating them does not help (too many equations "
+                                     "for these unknowns)");
+            return false;
+        }
+        for (uint32_t k = 0; k < vars.len; k++) st_der(t, vars.data[k]);
+        for (uint32_t k = 0; k < eqs.len; k++) diff_eq(t, eqs.data[k]);
+        st_grow_match(t);
+        for (uint32_t k = 0; k < vars.len; k++) {
+            uint32_t j = vars.data[k], dj = (uint32_t)t->sv.data[j].der;
+            int32_t dl = t->eq.data[t->assign[j]].diff;
+            t->assign[dj] = dl;
+            t->match[dl] = (int32_t)dj;
+        }
+        i = (uint32_t)t->eq.data[i].diff;
+    }
+}
+
+/* ---------- dummy derivatives ---------- */
+
+typedef struct {
+    St *t;
+    bool generic;
+} Eval;
+
+static double param_value(St *t, uint32_t v, int depth);
+
+static double leaf_value(void *ud, const Expr *leaf) {
+    Eval *ev = ud;
+    St *t = ev->t;
+    if (leaf->kind == EXPR_TIME) return t->s->start_time;
+    if (leaf->kind != EXPR_VAR) return 0;
+    uint32_t sv = leaf->index;
+    if (!st_is_unknown(t, sv)) return param_value(t, t->sv.data[sv].base, 0);
+    if (ev->generic) return 0.3 + fmod(0.6180339887 * (sv + 1), 1.0);
+    return t->startv[sv];
+}
+
+static double param_value(St *t, uint32_t v, int depth) {
+    FlatVar *fv = &t->m->vars.data[v];
+    Expr *e = fv->value ? fv->value : fv->guess;
+    if (!e || depth > 64) return 0;
+    if (expr_is_const(e)) return e->value;
+    Eval ev = {t, false};
+    (void)depth;
+    return expr_eval(e, leaf_value, &ev);
+}
+
+/* numeric start of every unknown: `initial x = <no unknowns>`, else guess, else 0 */
+static void start_values(St *t) {
+    t->startv = ARENA_ARRAY(t->arena, double, t->sv.len + 1);
+    Eval ev = {t, false};
+    for (uint32_t v = 0; v < t->nflat; v++) {
+        FlatVar *fv = &t->m->vars.data[v];
+        if (fv->kind == FV_VARIABLE && fv->guess) t->startv[v] = expr_eval(fv->guess, leaf_value, &ev);
+    }
+    for (uint32_t i = 0; i < t->m->eqs.len; i++) {
+        FlatEq *q = &t->m->eqs.data[i];
+        if (q->kind != FE_INITIAL || q->lhs->kind != EXPR_VAR) continue;
+        uint32_t v = q->lhs->index;
+        if (t->m->vars.data[v].kind != FV_VARIABLE || t->alias[v]) continue;
+        ExprVec l = {0};
+        expr_leaves(t->c, q->rhs, EXPR_DER, &l);
+        expr_leaves(t->c, q->rhs, EXPR_VAR, &l);
+        bool pure = true;
+        for (uint32_t k = 0; k < l.len; k++)
+            pure &= l.data[k]->kind == EXPR_VAR && t->m->vars.data[l.data[k]->index].kind != FV_VARIABLE;
+        if (pure) t->startv[v] = expr_eval(q->rhs, leaf_value, &ev);
+    }
+}
+
+static int prio(St *t, uint32_t sv) { return t->m->vars.data[t->sv.data[sv].base].state_priority; }
+
+/* class of a column: lower = picked as dummy first */
+static bool same_class(St *t, uint32_t a, uint32_t b) {
+    return prio(t, a) == prio(t, b) && t->sv.data[a].order == t->sv.data[b].order;
+}
+
+static int col_cmp_ctx(St *t, uint32_t a, uint32_t b) {
+    if (prio(t, a) != prio(t, b)) return prio(t, a) < prio(t, b) ? -1 : 1;
+    if (t->sv.data[a].order != t->sv.data[b].order) return t->sv.data[a].order > t->sv.data[b].order ? -1 : 1;
+    return a < b ? -1 : a > b;
+}
+
+static void sort_cols(St *t, uint32_t *cols, uint32_t n) { /* insertion sort: stages are small */
+    for (uint32_t i = 1; i < n; i++)
+        for (uint32_t j = i; j > 0 && col_cmp_ctx(t, cols[j - 1], cols[j]) > 0; j--) {
+            uint32_t x = cols[j]; cols[j] = cols[j - 1]; cols[j - 1] = x;
+        }
+}
+
+/* greedy column choice with full pivoting inside each class; picked[] out */
+static uint32_t choose(St *t, double *M, uint32_t nr, uint32_t nc, uint32_t *cols, bool *picked) {
+    bool *prow = ARENA_ARRAY(t->arena, bool, nr + 1);
+    double scale = 0;
+    for (uint32_t i = 0; i < nr * nc; i++) scale = fmax(scale, fabs(M[i]));
+    double tol = 1e-10 * fmax(scale, 1e-300);
+    uint32_t npiv = 0;
+    for (uint32_t c0 = 0; c0 < nc && npiv < nr;) {
+        uint32_t c1 = c0;
+        while (c1 < nc && same_class(t, cols[c0], cols[c1])) c1++;
+        for (;;) {
+            uint32_t br = 0, bc = 0;
+            double best = tol;
+            for (uint32_t r = 0; r < nr; r++)
+                for (uint32_t c = c0; c < c1; c++)
+                    if (!prow[r] && !picked[c] && fabs(M[r * nc + c]) > best) { best = fabs(M[r * nc + c]); br = r; bc = c; }
+            if (best <= tol) break;
+            prow[br] = picked[bc] = true;
+            npiv++;
+            for (uint32_t r = 0; r < nr; r++) {
+                if (prow[r]) continue;
+                double f = M[r * nc + bc] / M[br * nc + bc];
+                for (uint32_t c = 0; c < nc; c++) M[r * nc + c] -= f * M[br * nc + c];
+            }
+        }
+        c0 = c1;
+    }
+    return npiv;
+}
+
+static double *jacobian(St *t, U32Vec *rows, uint32_t *cols, uint32_t nc, bool generic) {
+    double *M = ARENA_ARRAY(t->arena, double, rows->len * nc + 1);
+    Eval ev = {t, generic};
+    for (uint32_t r = 0; r < rows->len; r++)
+        for (uint32_t c = 0; c < nc; c++) {
+            Expr *d = expr_diff(t->c, t->eq.data[rows->data[r]].res, expr_leaf(t->c, EXPR_VAR, cols[c]));
+            double x = expr_is_const(d) ? d->value : expr_eval(d, leaf_value, &ev);
+            M[r * nc + c] = isfinite(x) ? x : 0;
+        }
+    return M;
+}
+
+/* one stage: pick rows->len dummies among cols; the picked go to `out` */
+static bool stage(St *t, U32Vec *rows, U32Vec *cols, U32Vec *out) {
+    sort_cols(t, cols->data, cols->len);
+    for (int pass = 0; pass < 2; pass++) {
+        bool *picked = ARENA_ARRAY(t->arena, bool, cols->len + 1);
+        double *M = jacobian(t, rows, cols->data, cols->len, pass == 1);
+        if (choose(t, M, rows->len, cols->len, cols->data, picked) < rows->len) continue;
+        for (uint32_t c = 0; c < cols->len; c++)
+            if (picked[c]) vec_push(t->arena, out, cols->data[c]);
+        return true;
+    }
+    singular(t, rows, cols, "no nonsingular choice of dummy derivatives exists");
+    return false;
+}
+
+static bool select_dummies(St *t) {
+    start_values(t);
+    U32Vec rows = {0}, cols = {0};
+    unsigned char *seen = ARENA_ARRAY(t->arena, unsigned char, t->sv.len + 1);
+    for (uint32_t e = 0; e < t->eq.len; e++)
+        if (t->eq.data[e].diff < 0 && t->eq.data[e].order >= 1) vec_push(t->arena, &rows, e);
+    for (uint32_t i = 0; i < rows.len; i++) {
+        SEq *q = &t->eq.data[rows.data[i]];
+        for (uint32_t k = 0; k < q->ninc; k++) {
+            uint32_t v = q->inc[k];
+            if (seen[v] || t->sv.data[v].der >= 0 || t->sv.data[v].order == 0) continue;
+            seen[v] = 1;
+            vec_push(t->arena, &cols, v);
+        }
+    }
+    while (rows.len) {
+        U32Vec picked = {0}, nrows = {0}, ncols = {0};
+        if (!stage(t, &rows, &cols, &picked)) return false;
+        for (uint32_t i = 0; i < picked.len; i++) {
+            SVar *v = &t->sv.data[picked.data[i]];
+            v->dummy = true;
+            if (v->order >= 2) vec_push(t->arena, &ncols, (uint32_t)v->prim);
+        }
+        for (uint32_t i = 0; i < rows.len; i++) {
+            int32_t p = t->eq.data[rows.data[i]].prim;
+            if (p >= 0 && t->eq.data[p].order >= 1) vec_push(t->arena, &nrows, (uint32_t)p);
+        }
+        rows = nrows;
+        cols = ncols;
+    }
+    return true;
+}
+
+/* ---------- roles ---------- */
+
+/* A state x^(k) (k >= 1) whose own primitive is a state too: y' of the
+ * primitive gets a variable of its own with the equation  y' - x^(k) = 0. */
+static void chain_state(St *t, uint32_t sv) {
+    SVar v = {.base = t->sv.data[sv].base, .order = t->sv.data[sv].order, .der = -1, .prim = -1,
+              .yp_of = t->sv.data[sv].prim, .role = SR_DERIV, .slot = -1};
+    vec_push(t->arena, &t->sv, v);
+    uint32_t d = t->sv.len - 1;
+    SEq q = {.res = expr_sub(t->c, expr_leaf(t->c, EXPR_VAR, d), expr_leaf(t->c, EXPR_VAR, sv)),
+             .flat = -1, .diff = -1, .prim = -1};
+    vec_push(t->arena, &t->eq, q);
+    st_incidence(t, t->eq.len - 1);
+}
+
+static void assign_roles(St *t) {
+    uint32_t n = t->sv.len;
+    for (uint32_t i = 0; i < n; i++) {
+        SVar *v = &t->sv.data[i];
+        if (!st_is_unknown(t, i)) continue;
+        v->role = v->der >= 0 && !t->sv.data[v->der].dummy ? SR_STATE : SR_ALG;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        SVar *v = &t->sv.data[i];
+        if (v->role == SR_NONE || v->prim < 0 || t->sv.data[v->prim].role != SR_STATE) continue;
+        if (v->role == SR_STATE) chain_state(t, i);
+        else { v->role = SR_DERIV; v->yp_of = v->prim; }
+    }
+}
+
+bool struct_index_reduce(St *t) {
+    st_match(t, pant_eq, pant_var);
+    Colors c = {0};
+    for (uint32_t e = 0; e < t->neq0; e++)
+        if (t->match[e] < 0 && !pantelides_eq(t, &c, e)) return false;
+    if (t->eq.len > t->neq0 && !select_dummies(t)) return false;
+    assign_roles(t);
+    return true;
+}
