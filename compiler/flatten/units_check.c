@@ -181,15 +181,14 @@ static Dim join(Checker *C, const Expr *e, const char *what, Dim a, Dim b) {
     return a.tag == DIM_CONST && b.tag == DIM_CONST ? dim_const : dim_unknown;
 }
 
+/* a * b or a / b; an exponent overflow gives up (unknown) */
 static Dim product(Dim a, Dim b, bool divide) {
     if (a.tag == DIM_UNKNOWN || b.tag == DIM_UNKNOWN) return dim_unknown;
     if (b.tag == DIM_CONST) return a;
-    if (a.tag == DIM_CONST) {
-        if (!divide) return b;
-        Unit one = unit_one();
-        return known(unit_div(&one, &b.u));
-    }
-    return known(divide ? unit_div(&a.u, &b.u) : unit_mul(&a.u, &b.u));
+    if (a.tag == DIM_CONST && !divide) return b;
+    Unit l = a.tag == DIM_CONST ? unit_one() : a.u, r;
+    bool ok = divide ? unit_div(&l, &b.u, &r) : unit_mul(&l, &b.u, &r);
+    return ok ? known(r) : dim_unknown;
 }
 
 /* x ^ p: a dimensioned base needs a constant, simple-fraction exponent */
@@ -242,7 +241,8 @@ static Dim var_dim(Checker *C, uint32_t v, bool der) {
     if (v >= C->m->vars.len || !C->var_has[v]) return dim_unknown;
     if (!der) return known(C->var_unit[v]);
     Dim s = seconds();
-    return known(unit_div(&C->var_unit[v], &s.u));
+    Unit r;
+    return unit_div(&C->var_unit[v], &s.u, &r) ? known(r) : dim_unknown;
 }
 
 static Dim infer_node(Checker *C, const Expr *e) {

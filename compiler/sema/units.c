@@ -12,6 +12,7 @@
 #include "units.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -154,19 +155,19 @@ bool unit_is_dimensionless(const Unit *u) {
     return true;
 }
 
-/* a * b^sign; exponents saturate silently (they never get near the bound in
- * practice; unit_pow reports overflow) */
-static Unit combine(const Unit *a, const Unit *b, int sign) {
+/* a * b^sign; false if an exponent leaves the representable range */
+static bool combine(const Unit *a, const Unit *b, int sign, Unit *out) {
     Unit r = *a;
     for (int i = 0; i < UNIT_NBASE; i++)
-        if (!rat_add(a->exp[i], b->exp[i], sign, &r.exp[i])) r.exp[i] = a->exp[i];
+        if (!rat_add(a->exp[i], b->exp[i], sign, &r.exp[i])) return false;
     r.scale = sign > 0 ? a->scale * b->scale : a->scale / b->scale;
     r.offset = 0; /* a product of an affine unit is a difference unit */
-    return r;
+    *out = r;
+    return true;
 }
 
-Unit unit_mul(const Unit *a, const Unit *b) { return combine(a, b, 1); }
-Unit unit_div(const Unit *a, const Unit *b) { return combine(a, b, -1); }
+bool unit_mul(const Unit *a, const Unit *b, Unit *out) { return combine(a, b, 1, out); }
+bool unit_div(const Unit *a, const Unit *b, Unit *out) { return combine(a, b, -1, out); }
 
 bool unit_pow(const Unit *a, UnitRat p, Unit *out) {
     Unit r = *a;
@@ -232,8 +233,16 @@ typedef struct UnitParser {
     bool failed;
 } UnitParser;
 
-static bool fail(UnitParser *P, const char *fmt, const char *arg, int len) {
-    if (!P->failed) snprintf(P->err, P->errsize, fmt, len, arg);
+static bool fail(UnitParser *P, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* the first error wins; always returns false */
+static bool fail(UnitParser *P, const char *fmt, ...) {
+    if (!P->failed && P->errsize) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(P->err, P->errsize, fmt, ap);
+        va_end(ap);
+    }
     P->failed = true;
     return false;
 }
@@ -290,15 +299,15 @@ static bool parse_exponent(UnitParser *P, long *e) {
     int sign = 1;
     if (*q == '-' || *q == '+') sign = *q++ == '-' ? -1 : 1;
     if (!is_digit(*q)) {
-        if (q != P->p) return fail(P, "expected an integer exponent after `%.*s`", P->p, (int)(q - P->p));
+        if (q != P->p) return fail(P, "expected an integer exponent after `%.*s`", (int)(q - P->p), P->p);
         return true;
     }
     long v = 0;
     while (is_digit(*q)) {
         v = v * 10 + (*q++ - '0');
-        if (v > UNIT_EXP_MAX) return fail(P, "exponent too large in `%.*s`", P->p, (int)(q - P->p));
+        if (v > UNIT_EXP_MAX) return fail(P, "exponent too large in `%.*s`", (int)(q - P->p), P->p);
     }
-    if (v == 0) return fail(P, "exponent 0 in `%.*s`", P->p, (int)(q - P->p));
+    if (v == 0) return fail(P, "exponent 0 in `%.*s`", (int)(q - P->p), P->p);
     *e = sign * v;
     P->p = q;
     return true;
@@ -308,7 +317,7 @@ static bool apply_exponent(UnitParser *P, Unit *u) {
     long e;
     if (!parse_exponent(P, &e)) return false;
     if (e == 1) return true;
-    if (!unit_pow(u, (UnitRat){(int16_t)e, 1}, u)) return fail(P, "exponent out of range%.*s", "", 0);
+    if (!unit_pow(u, (UnitRat){(int16_t)e, 1}, u)) return fail(P, "exponent out of range");
     return true;
 }
 
@@ -321,29 +330,29 @@ static bool parse_factor(UnitParser *P, Unit *out, int depth) {
         P->p++;
         if (!parse_product(P, out, depth + 1)) return false;
         skip_space(P);
-        if (*P->p != ')') return fail(P, "missing `)` in `%.*s`", start, (int)(P->p - start));
+        if (*P->p != ')') return fail(P, "missing `)` in `%.*s`", (int)(P->p - start), start);
         P->p++;
         return apply_exponent(P, out);
     }
     if (is_digit(*P->p)) { /* "1" as in "1/K"; other numbers are not units */
         while (is_digit(*P->p)) P->p++;
         if (P->p - start != 1 || *start != '1')
-            return fail(P, "`%.*s` is not a unit (only 1 may stand as a number)", start, (int)(P->p - start));
+            return fail(P, "`%.*s` is not a unit (only 1 may stand as a number)", (int)(P->p - start), start);
         *out = unit_one();
         return true;
     }
     while (is_sym_char((unsigned char)*P->p)) P->p++;
     size_t len = (size_t)(P->p - start);
     if (!len) {
-        if (!*start) return fail(P, "expected a unit at the end%.*s", "", 0);
-        return fail(P, "expected a unit, found `%.*s`", start, 1);
+        if (!*start) return fail(P, "expected a unit at the end");
+        return fail(P, "expected a unit, found `%.*s`", 1, start);
     }
-    if (!lookup_symbol(start, len, out)) return fail(P, "unknown unit symbol `%.*s`", start, (int)len);
+    if (!lookup_symbol(start, len, out)) return fail(P, "unknown unit symbol `%.*s`", (int)len, start);
     return apply_exponent(P, out);
 }
 
 static bool parse_product(UnitParser *P, Unit *out, int depth) {
-    if (depth > 32) return fail(P, "parentheses nested too deeply%.*s", "", 0);
+    if (depth > 32) return fail(P, "parentheses nested too deeply");
     if (!parse_factor(P, out, depth)) return false;
     for (;;) {
         skip_space(P);
@@ -352,7 +361,7 @@ static bool parse_product(UnitParser *P, Unit *out, int depth) {
         P->p++;
         Unit f;
         if (!parse_factor(P, &f, depth)) return false;
-        *out = op == '/' ? unit_div(out, &f) : unit_mul(out, &f);
+        if (!combine(out, &f, op == '/' ? -1 : 1, out)) return fail(P, "exponent out of range");
     }
 }
 
@@ -360,12 +369,12 @@ bool unit_parse(const char *s, Unit *out, char *err, size_t errsize) {
     UnitParser P = {s, err, errsize, false};
     if (errsize) err[0] = 0;
     skip_space(&P);
-    if (!*P.p) return fail(&P, "empty unit string%.*s", "", 0);
+    if (!*P.p) return fail(&P, "empty unit string");
     Unit u;
     if (!parse_product(&P, &u, 0)) return false;
     skip_space(&P);
-    if (*P.p == ')') return fail(&P, "unbalanced `)`%.*s", "", 0);
-    if (*P.p) return fail(&P, "unexpected `%.*s`", P.p, 1);
+    if (*P.p == ')') return fail(&P, "unbalanced `)`");
+    if (*P.p) return fail(&P, "unexpected `%.*s`", 1, P.p);
     *out = u;
     return true;
 }

@@ -45,9 +45,10 @@ bool unit_parse(const char *s, Unit *out, char *err, size_t errsize);
 
 bool unit_same_dim(const Unit *a, const Unit *b);  /* exponents equal */
 bool unit_is_dimensionless(const Unit *u);
-Unit unit_mul(const Unit *a, const Unit *b);
-Unit unit_div(const Unit *a, const Unit *b);
-/* a^p; false if an exponent leaves the representable range */
+/* a*b, a/b, a^p; false if an exponent leaves the representable range
+ * (|numerator|, denominator <= 1000) */
+bool unit_mul(const Unit *a, const Unit *b, Unit *out);
+bool unit_div(const Unit *a, const Unit *b, Unit *out);
 bool unit_pow(const Unit *a, UnitRat p, Unit *out);
 /* v as a fraction with a small denominator (<= 12), if it is one */
 bool unit_rat_from_double(double v, UnitRat *out);

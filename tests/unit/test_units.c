@@ -163,6 +163,8 @@ START_TEST(bad_unit_strings) {
     parse_fails("m2.5", "`5` is not a unit");
     parse_fails("m,s", "unexpected `,`");
     parse_fails(".m", "expected a unit, found `.`");
+    parse_fails("m999.m999", "exponent out of range");
+    parse_fails("(m600)2", "exponent out of range");
 }
 END_TEST
 
@@ -264,6 +266,7 @@ START_TEST(checker_accepts_consistent_equations) {
     ck_assert_msg(n == 0, "unexpected diagnostics:\n%s", out);
     ck_assert_str_eq(out, "");
     free(out);
+    src_reset();
     arena_free(t.a);
 }
 END_TEST
@@ -306,6 +309,7 @@ START_TEST(checker_reports_mismatches) {
                   "%s", out);
     ck_assert_msg(strstr(out, "u.dyad:8:1: warning: unit mismatch in `"), "%s", out);
     free(out);
+    src_reset();
     arena_free(t.a);
 }
 END_TEST
@@ -331,6 +335,7 @@ START_TEST(checker_errors_and_bad_units) {
     ck_assert_uint_eq(n, 0);
     free(out);
     diag_reset();
+    src_reset();
     arena_free(t.a);
 }
 END_TEST
@@ -349,6 +354,7 @@ START_TEST(checker_repeats_do_not_flood) {
     ck_assert_uint_eq(lines_with(out, "warning:"), 1);
     free(out);
     diag_reset();
+    src_reset();
     arena_free(t.a);
 }
 END_TEST
