@@ -122,10 +122,12 @@ typedef struct {
 
 static void check_def(void *ud, Def *def) {
     CheckCtx *c = ud;
-    if (def->node->kind != AST_COMPONENT || def->node->def.prefix == DEF_PARTIAL) return;
+    AstKind k = def->node->kind;
+    if ((k != AST_COMPONENT && k != AST_ANALYSIS) || def->node->def.prefix == DEF_PARTIAL) return;
     ExprCtx *ctx = expr_ctx_new(c->d->arena);
-    FlatModel *m = flatten(c->p, def, ctx);
+    FlatModel *m = flatten_component(c->p, def, ctx);
     if (m) flat_check_units(m, c->d->werror_units);
+    if (m) flat_check_balance(m, def);
     c->checked++;
 }
 

@@ -35,6 +35,9 @@ typedef struct FlatVar {
     const char *units;     /* NULL if none */
     double min, max;       /* -inf/+inf when not given */
     int state_priority;    /* 0 when not given */
+    bool top_conn;         /* a connector field of the flattened component
+                              itself (balance rule: its flows and inputs are
+                              given from outside) */
     Span span;             /* declaration */
 } FlatVar;
 
@@ -53,16 +56,40 @@ typedef struct FlatAssert {
     Span span;
 } FlatAssert;
 
+/* Simulation settings of an analysis (`analysis X extends TransientAnalysis(...)`) */
+typedef struct FlatSettings {
+    bool has;              /* the model was flattened from an analysis */
+    double start, stop;    /* time span */
+    double interval;       /* `saveat`: output interval, 0 = every step */
+    double rtol, atol;     /* `reltol`, `abstol` */
+    double dtmax;          /* 0 = unbounded */
+    uint32_t ntstops;
+    double *tstops;
+    const char *alg;       /* `alg`, informative */
+} FlatSettings;
+
 typedef struct FlatModel {
     ExprCtx *ctx;
     const char *name;      /* qualified name of the flattened component */
     Vec(FlatVar) vars;
     Vec(FlatEq) eqs;
     Vec(FlatAssert) asserts;
+    FlatSettings settings; /* from an analysis; settings.has false otherwise */
 } FlatModel;
 
-/* Flatten component `d`.  Errors go through diag_*; returns NULL if any. */
+/* Flatten component (or analysis) `d`.  Errors go through diag_*; returns
+ * NULL if any. */
 FlatModel *flatten(Program *p, Def *d, ExprCtx *ctx);
+/* The same for `dyadc check`: `d` is a library component, so its own
+ * parameters may lack values (they are given where it is used). */
+FlatModel *flatten_component(Program *p, Def *d, ExprCtx *ctx);
+
+/* Balance: equations vs unknowns, where the flows and inputs of the
+ * component's own connectors count as given (Modelica's rule for a
+ * component used inside others).  When unbalanced, reports by how much at
+ * `d` and lists the candidates (variables in no equation, or the
+ * equations) with their locations.  Returns true when balanced. */
+bool flat_check_balance(const FlatModel *m, Def *d);
 
 /* Deterministic dump: variables with kinds and attributes, then equations
  * with their origins. */

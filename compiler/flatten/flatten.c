@@ -1,7 +1,8 @@
 /*
  * flatten.c -- the phase entry point and the flat-model dump.
  *   flatten(): instance tree -> flat variables -> values and attributes ->
- *   relations -> connection equations.
+ *   connects (first pass over the relations) -> the other relations ->
+ *   connection equations.  An analysis flattens its `model`.
  */
 #include "flatten_internal.h"
 
@@ -24,30 +25,50 @@ static void flattener_init(Flattener *F, Program *p, ExprCtx *ctx) {
     F->s_String = intern_cstr(in, "String");
 }
 
-FlatModel *flatten(Program *p, Def *d, ExprCtx *ctx) {
-    if (d->node->kind != AST_COMPONENT) {
+static void prepare_sets(Flattener *F) {
+    uint32_t nk = 2 * F->m->vars.len + 1;
+    F->uf = ARENA_ARRAY(F->arena, uint32_t, nk);
+    for (uint32_t k = 0; k < nk; k++) F->uf[k] = k;
+    F->key_span = ARENA_ARRAY(F->arena, Span, nk);
+    F->key_origin = ARENA_ARRAY(F->arena, const char *, nk);
+    F->key_used = ARENA_ARRAY(F->arena, unsigned char, nk);
+    F->var_defined = ARENA_ARRAY(F->arena, unsigned char, nk);
+}
+
+/* instance tree -> variables -> values -> connects -> equations */
+static FlatModel *flatten_from(Flattener *F, Def *d, PendingVec *mods) {
+    unsigned errors = diag_error_count();
+    Inst *top = inst_build_under(F, d, mods);
+    if (diag_error_count() > errors) return NULL;
+    prepare_sets(F);
+    flatten_bindings(F);
+    flatten_relations(F, top);
+    connect_prepare_sets(F);
+    flatten_deferred(F);
+    flatten_connections(F);
+    return diag_error_count() > errors ? NULL : F->m;
+}
+
+static FlatModel *flatten_opts(Program *p, Def *d, ExprCtx *ctx, bool lenient) {
+    if (d->node->kind != AST_COMPONENT && d->node->kind != AST_ANALYSIS) {
         diag_error(d->node->span, "`%s` is not a component", d->qname);
         return NULL;
     }
-    unsigned errors = diag_error_count();
     Flattener F = {0};
     flattener_init(&F, p, ctx);
+    F.lenient_top = lenient;
     F.m = ARENA_NEW(p->arena, FlatModel);
     F.m->ctx = ctx;
     F.m->name = d->qname;
-    Inst *top = inst_build_top(&F, d);
-    if (diag_error_count() > errors) return NULL;
-    uint32_t nk = 2 * F.m->vars.len + 1;
-    F.uf = ARENA_ARRAY(p->arena, uint32_t, nk);
-    for (uint32_t k = 0; k < nk; k++) F.uf[k] = k;
-    F.key_span = ARENA_ARRAY(p->arena, Span, nk);
-    F.key_origin = ARENA_ARRAY(p->arena, const char *, nk);
-    F.key_used = ARENA_ARRAY(p->arena, unsigned char, nk);
-    flatten_bindings(&F);
-    flatten_relations(&F, top);
-    flatten_connections(&F);
-    return diag_error_count() > errors ? NULL : F.m;
+    if (d->node->kind == AST_ANALYSIS) return flatten_analysis(&F, d);
+    return flatten_from(&F, d, NULL);
 }
+
+FlatModel *flatten(Program *p, Def *d, ExprCtx *ctx) { return flatten_opts(p, d, ctx, false); }
+
+FlatModel *flatten_component(Program *p, Def *d, ExprCtx *ctx) { return flatten_opts(p, d, ctx, true); }
+
+FlatModel *flatten_model_of(Flattener *F, Def *d, PendingVec *mods) { return flatten_from(F, d, mods); }
 
 /* ---------- dump ---------- */
 

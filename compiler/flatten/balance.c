@@ -1,0 +1,118 @@
+/*
+ * balance.c -- equations vs unknowns of a flat model.
+ *
+ * Unknowns: variables and `missing` parameters, except the inputs of the
+ * component's own connectors (given by whoever uses it).  Equations: the
+ * regular ones (connection and zero-flow equations included; the zero-flow
+ * equations of the component's own connectors stand for the equations its
+ * user adds, which is Modelica's balance rule).  When the counts differ
+ * the report says by how much and lists candidates with their locations:
+ * for too few equations, the unknowns that appear in no equation; for too
+ * many, the equations that contain no unknown, else the last equations.
+ * Linear in the size of the equations.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "flatten_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#define MAX_LISTED 8
+
+static bool is_unknown(const FlatVar *v) {
+    if (v->kind != FV_VARIABLE && v->kind != FV_PARAM_MISSING) return false;
+    return !(v->top_conn && v->conn == FC_INPUT);
+}
+
+static void mark_leaves(const FlatModel *m, Expr *e, unsigned char *seen) {
+    ExprVec v = {0};
+    expr_leaves(m->ctx, e, EXPR_VAR, &v);
+    for (uint32_t i = 0; i < v.len; i++) seen[v.data[i]->index] = 1;
+    v.len = 0;
+    expr_leaves(m->ctx, e, EXPR_DER, &v);
+    for (uint32_t i = 0; i < v.len; i++) seen[v.data[i]->index] = 1;
+}
+
+static void list_unused(const FlatModel *m, unsigned char *seen, Arena *a) {
+    (void)a;
+    uint32_t listed = 0, more = 0;
+    for (uint32_t i = 0; i < m->vars.len; i++) {
+        const FlatVar *v = &m->vars.data[i];
+        if (!is_unknown(v) || seen[i]) continue;
+        if (listed++ < MAX_LISTED) diag_note(v->span, "`%s` appears in no equation", v->name);
+        else more++;
+    }
+    if (more) diag_note((Span){0}, "... and %u more unknowns in no equation", more);
+    if (!listed) diag_note((Span){0}, "every unknown appears in some equation; look for a missing relation");
+}
+
+static bool has_unknown(const FlatModel *m, const FlatEq *q) {
+    ExprVec v = {0};
+    expr_leaves(m->ctx, q->lhs, EXPR_VAR, &v);
+    expr_leaves(m->ctx, q->rhs, EXPR_VAR, &v);
+    for (uint32_t i = 0; i < v.len; i++)
+        if (is_unknown(&m->vars.data[v.data[i]->index])) return true;
+    ExprVec d = {0};
+    expr_leaves(m->ctx, q->lhs, EXPR_DER, &d);
+    expr_leaves(m->ctx, q->rhs, EXPR_DER, &d);
+    return d.len > 0;
+}
+
+static void note_eq(const FlatModel *m, const FlatEq *q, const char *why) {
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (f) {
+        flat_print_expr(f, m, q->lhs);
+        fputs(" = ", f);
+        flat_print_expr(f, m, q->rhs);
+        fclose(f);
+    }
+    diag_note(q->span, "%s: `%s`", why, buf ? buf : "?");
+    free(buf);
+}
+
+static void list_extra(const FlatModel *m, uint32_t excess) {
+    uint32_t listed = 0;
+    for (uint32_t i = 0; i < m->eqs.len && listed < MAX_LISTED; i++) {
+        const FlatEq *q = &m->eqs.data[i];
+        if (q->kind == FE_NORMAL && !has_unknown(m, q)) {
+            note_eq(m, q, "this equation has no unknown");
+            listed++;
+        }
+    }
+    if (listed) return;
+    uint32_t n = excess < MAX_LISTED ? excess : MAX_LISTED;
+    for (uint32_t i = m->eqs.len; i-- > 0 && listed < n;) {
+        const FlatEq *q = &m->eqs.data[i];
+        if (q->kind != FE_NORMAL) continue;
+        note_eq(m, q, "candidate");
+        listed++;
+    }
+}
+
+bool flat_check_balance(const FlatModel *m, Def *d) {
+    uint32_t neq = 0, nunk = 0;
+    for (uint32_t i = 0; i < m->vars.len; i++) nunk += is_unknown(&m->vars.data[i]);
+    for (uint32_t i = 0; i < m->eqs.len; i++) neq += m->eqs.data[i].kind == FE_NORMAL;
+    if (neq == nunk) return true;
+    Span at = d ? d->node->span : (Span){0};
+    if (neq < nunk) {
+        diag_error(at, "`%s` is underdetermined: %u equation%s for %u unknowns (%u missing)", m->name, neq,
+                   neq == 1 ? "" : "s", nunk, nunk - neq);
+        unsigned char *seen = calloc(m->vars.len + 1, 1);
+        if (!seen) return false;
+        for (uint32_t i = 0; i < m->eqs.len; i++) {
+            if (m->eqs.data[i].kind != FE_NORMAL) continue;
+            mark_leaves(m, m->eqs.data[i].lhs, seen);
+            mark_leaves(m, m->eqs.data[i].rhs, seen);
+        }
+        list_unused(m, seen, NULL);
+        free(seen);
+    } else {
+        diag_error(at, "`%s` is overdetermined: %u equations for %u unknown%s (%u too many)", m->name, neq, nunk,
+                   nunk == 1 ? "" : "s", neq - nunk);
+        list_extra(m, neq - nunk);
+    }
+    return false;
+}

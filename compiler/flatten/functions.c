@@ -1,0 +1,135 @@
+/*
+ * functions.c -- pure functions written in .dyad (our extension, see
+ * docs/LANGUAGE.md), inlined at each call:
+ *
+ *   function f(x::Real, v::Real[3])::Real
+ *     a = x * 2          # local assignment
+ *     a + v[1]           # the last line is the result
+ *   end
+ *
+ * The arguments are translated in the caller's scope; the body is then
+ * translated with only the parameters and locals in scope (no access to the
+ * caller's variables), so the result is an ordinary expression the later
+ * phases can differentiate.  Arguments and results may be scalars or
+ * arrays; `if` expressions select at compile time when their condition is
+ * constant.  Cost: proportional to the size of the inlined body per call.
+ */
+#include "flatten_internal.h"
+
+#define MAX_FN_DEPTH 32
+
+static AstNode *find_param(AstNode *fn, Sym name, uint32_t *index) {
+    for (uint32_t i = 0; i < fn->func.params.len; i++)
+        if (fn->func.params.items[i]->decl.name == name) {
+            *index = i;
+            return fn->func.params.items[i];
+        }
+    return NULL;
+}
+
+/* check a value against declared dimensions (evaluated in the callee env) */
+static bool check_dims(Flattener *F, AstList *dims, Val *v, AstNode *at, const char *what) {
+    if (!dims->len) {
+        if (v->nd == 0) return true;
+        diag_error(at->span, "%s is declared as a scalar but gets an array", what);
+        return false;
+    }
+    if (dims->len != v->nd) {
+        diag_error(at->span, "%s is declared with %u dimension%s but gets %u", what, dims->len,
+                   dims->len == 1 ? "" : "s", v->nd);
+        return false;
+    }
+    for (uint32_t k = 0; k < dims->len; k++) {
+        AstNode *d = dims->items[k];
+        if (d->kind == AST_COLON) continue;
+        int64_t n;
+        if (!const_int(F, NULL, d, &n)) return false;
+        if ((uint32_t)n != v->dims[k]) {
+            diag_error(at->span, "%s: dimension %u must be %lld, but it is %u", what, k + 1, (long long)n,
+                       v->dims[k]);
+            return false;
+        }
+    }
+    return true;
+}
+
+static bool bind_args(Flattener *F, Inst *scope, AstNode *call, AstNode *fn, Val *vals, bool *given) {
+    uint32_t np = fn->func.params.len;
+    for (uint32_t i = 0; i < call->call.args.len; i++) {
+        AstNode *a = call->call.args.items[i];
+        uint32_t k = i;
+        if (a->arg.name && !find_param(fn, a->arg.name, &k)) {
+            diag_error(a->span, "function `%s` has no argument `%s`", fn->func.name, a->arg.name);
+            return false;
+        }
+        if (k >= np) {
+            diag_error(a->span, "function `%s` takes %u argument%s", fn->func.name, np, np == 1 ? "" : "s");
+            return false;
+        }
+        if (given[k]) {
+            diag_error(a->span, "argument `%s` is given twice", fn->func.params.items[k]->decl.name);
+            return false;
+        }
+        if (!tr_val(F, scope, a->arg.value, &vals[k])) return false;
+        given[k] = true;
+    }
+    return true;
+}
+
+static bool run_body(Flattener *F, AstNode *fn, Val *out) {
+    AstList *body = &fn->func.body;
+    if (!body->len || body->items[body->len - 1]->fstmt.name) {
+        diag_error(fn->span, "function `%s` must end with its result expression", fn->func.name);
+        return false;
+    }
+    for (uint32_t i = 0; i < body->len; i++) {
+        AstNode *st = body->items[i];
+        Val v;
+        if (!tr_val(F, NULL, st->fstmt.value, &v)) return false;
+        if (!st->fstmt.name) {
+            *out = v;
+            return check_dims(F, &fn->func.result_dims, out, st, "the result");
+        }
+        F->env = env_push(F, F->env, st->fstmt.name, v);
+    }
+    return false;
+}
+
+bool tr_function_call(Flattener *F, Inst *scope, AstNode *call, Def *def, Val *out) {
+    AstNode *fn = def->node;
+    if (F->fn_depth >= MAX_FN_DEPTH) {
+        diag_error(call->span, "function `%s` calls itself (recursion is not supported)", fn->func.name);
+        return false;
+    }
+    uint32_t np = fn->func.params.len;
+    Val *vals = ARENA_ARRAY(F->arena, Val, np ? np : 1);
+    bool *given = ARENA_ARRAY(F->arena, bool, np ? np : 1);
+    if (!bind_args(F, scope, call, fn, vals, given)) return false;
+    Env *env = NULL;
+    Env *save_env = F->env;
+    Library *save_lib = F->fn_lib;
+    F->env = NULL;
+    F->fn_lib = def->lib;
+    bool ok = true;
+    for (uint32_t k = 0; ok && k < np; k++) {
+        AstNode *p = fn->func.params.items[k];
+        if (!given[k] && p->decl.value) {
+            F->env = env;
+            ok = tr_val(F, NULL, p->decl.value, &vals[k]);
+        } else if (!given[k]) {
+            diag_error(call->span, "function `%s` needs argument `%s`", fn->func.name, p->decl.name);
+            ok = false;
+        }
+        F->env = env;
+        if (ok) ok = check_dims(F, &p->decl.dims, &vals[k], call, arena_printf(F->arena, "argument `%s`", p->decl.name));
+        env = env_push(F, env, p->decl.name, vals[k]);
+    }
+    F->fn_depth++;
+    F->env = env;
+    if (ok) ok = run_body(F, fn, out);
+    F->fn_depth--;
+    F->env = save_env;
+    F->fn_lib = save_lib;
+    if (!ok) diag_note(fn->span, "in the call of function `%s` defined here", fn->func.name);
+    return ok;
+}
