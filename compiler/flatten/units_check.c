@@ -15,7 +15,8 @@
  * `+ - < == ifelse min max mod atan2` need equal dimensions, `* /` combine,
  * `^` with a constant exponent scales, `sqrt` halves, `der` divides by s,
  * `sin exp log ...` need dimensionless arguments and give dimensionless
- * results.  Each relation then needs lhs and rhs of equal dimension.
+ * results.  Each relation then needs lhs and rhs of equal dimension, and a
+ * parameter value or a guess the dimension of its variable.
  *
  * Results are memoized per node (ids are dense per ExprCtx), so a check is
  * linear in the size of the model.  One relation gives at most one
@@ -284,8 +285,9 @@ static Dim infer(Checker *C, const Expr *e) {
 
 /* ---------- relations ---------- */
 
-/* lhs = rhs at span; `param` names the parameter when rhs is its value */
-static void check_relation(Checker *C, Expr *lhs, Expr *rhs, Span sp, const char *param) {
+/* lhs = rhs at span; for a binding, `var` names the variable and `role`
+ * ("value", "guess") what rhs is; both NULL for a relation */
+static void check_relation(Checker *C, Expr *lhs, Expr *rhs, Span sp, const char *var, const char *role) {
     C->has_msg = false;
     C->lhs = lhs, C->rhs = rhs;
     C->have_leaves = false;
@@ -294,8 +296,8 @@ static void check_relation(Checker *C, Expr *lhs, Expr *rhs, Span sp, const char
         char sl[160], sr[160];
         show(C, &l, sl, sizeof sl);
         show(C, &r, sr, sizeof sr);
-        if (param)
-            snprintf(C->msg, sizeof C->msg, "unit mismatch: `%s` is in %s, its value in %s", param, sl, sr);
+        if (var)
+            snprintf(C->msg, sizeof C->msg, "unit mismatch: `%s` is in %s, its %s in %s", var, sl, role, sr);
         else snprintf(C->msg, sizeof C->msg, "unit mismatch: left side is %s, right side is %s", sl, sr);
         snprintf(C->key, sizeof C->key, "=|%s|%s", sl, sr);
         C->has_msg = true;
@@ -338,14 +340,16 @@ unsigned flat_check_units(const FlatModel *m, bool as_error) {
     parse_var_units(&C);
     for (uint32_t i = 0; i < m->vars.len; i++) {
         const FlatVar *v = &m->vars.data[i];
-        if (v->value && C.var_has[i])
-            check_relation(&C, expr_leaf(m->ctx, EXPR_VAR, i), v->value, v->span, v->name);
+        if (!C.var_has[i]) continue;
+        Expr *x = expr_leaf(m->ctx, EXPR_VAR, i);
+        if (v->value) check_relation(&C, x, v->value, v->span, v->name, "value");
+        if (v->guess) check_relation(&C, x, v->guess, v->span, v->name, "guess");
     }
     for (uint32_t i = 0; i < m->eqs.len; i++)
-        check_relation(&C, m->eqs.data[i].lhs, m->eqs.data[i].rhs, m->eqs.data[i].span, NULL);
+        check_relation(&C, m->eqs.data[i].lhs, m->eqs.data[i].rhs, m->eqs.data[i].span, NULL, NULL);
     for (uint32_t i = 0; i < m->asserts.len; i++) {
         Expr *cond = m->asserts.data[i].cond;
-        check_relation(&C, cond, cond, m->asserts.data[i].span, NULL);
+        check_relation(&C, cond, cond, m->asserts.data[i].span, NULL, NULL);
     }
     free(C.memo);
     free(C.done);
