@@ -155,6 +155,7 @@ static System *compile_to_system(Driver *d, FlatModel **flat_out) {
     phase_done(d, "flatten", &t0);
     if (!m) return NULL;
     flat_check_units(m, d->werror_units);
+    phase_done(d, "units", &t0);
     if (diag_error_count()) return NULL;
     if (flat_out) *flat_out = m;
     if (d->cmd == CMD_FLATTEN && !d->structure) return NULL;
