@@ -305,21 +305,33 @@ static void check_relation(Checker *C, Expr *lhs, Expr *rhs, Span sp, const char
     if (C->has_msg) emit(C, sp, C->key, C->msg);
 }
 
-/* parse every variable's units once; a bad string is an error at the
- * declaration */
-static void parse_var_units(Checker *C) {
+/* parse every distinct unit string once (they are shared by all instances
+ * of a declaration); a bad string is an error at the declaration */
+static void parse_var_units(Checker *C, Arena *a) {
+    static Unit bad; /* marks a string that did not parse */
     const FlatModel *m = C->m;
+    HashMap cache = {0};
     for (uint32_t i = 0; i < m->vars.len; i++) {
         const FlatVar *v = &m->vars.data[i];
-        char err[160];
         if (!v->units) continue;
-        if (unit_parse(v->units, &C->var_unit[i], err, sizeof err)) {
+        uint64_t key = (uint64_t)(uintptr_t)v->units;
+        Unit *u = hmap_get(&cache, key);
+        char err[160];
+        if (!u) {
+            u = ARENA_NEW(a, Unit);
+            if (!unit_parse(v->units, u, err, sizeof err)) u = &bad;
+            hmap_put(a, &cache, key, u);
+        }
+        if (u != &bad) {
+            C->var_unit[i] = *u;
             C->var_has[i] = true;
             continue;
         }
-        char key[200];
-        snprintf(key, sizeof key, "units|%s", v->units);
-        if (!first_time(v->span, key)) continue;
+        Unit tmp;
+        unit_parse(v->units, &tmp, err, sizeof err); /* the message again */
+        char what[200];
+        snprintf(what, sizeof what, "units|%s", v->units);
+        if (!first_time(v->span, what)) continue;
         C->count++;
         diag_error(v->span, "bad units \"%s\" of `%s`: %s", v->units, v->name, err);
     }
@@ -337,7 +349,7 @@ unsigned flat_check_units(const FlatModel *m, bool as_error) {
         fprintf(stderr, "dyadc: out of memory\n");
         exit(2);
     }
-    parse_var_units(&C);
+    parse_var_units(&C, a);
     for (uint32_t i = 0; i < m->vars.len; i++) {
         const FlatVar *v = &m->vars.data[i];
         if (!C.var_has[i]) continue;
