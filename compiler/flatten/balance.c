@@ -1,8 +1,8 @@
 /*
  * balance.c -- equations vs unknowns of a flat model.
  *
- * Unknowns: variables and `missing` parameters, except the inputs of the
- * component's own connectors (given by whoever uses it).  Equations: the
+ * Unknowns: variables (`missing` parameters are unknowns of the
+ * initialization only), except the inputs of the component's own connectors (given by whoever uses it).  Equations: the
  * regular ones (connection and zero-flow equations included; the zero-flow
  * equations of the component's own connectors stand for the equations its
  * user adds, which is Modelica's balance rule).  When the counts differ
@@ -20,7 +20,7 @@
 #define MAX_LISTED 8
 
 static bool is_unknown(const FlatVar *v) {
-    if (v->kind != FV_VARIABLE && v->kind != FV_PARAM_MISSING) return false;
+    if (v->kind != FV_VARIABLE) return false; /* `missing` parameters: initialization */
     return !(v->top_conn && v->conn == FC_INPUT);
 }
 

@@ -44,6 +44,10 @@ bool val_matmul(Flattener *F, Val a, Val b, AstNode *at, Val *out) {
         diag_error(at->span, "`*` is defined for vectors and matrices only");
         return false;
     }
+    if (a.nd == 1 && b.nd == 1) {
+        diag_error(at->span, "`*` of two vectors is not defined; use dot(a, b) or the element-wise `.*`");
+        return false;
+    }
     uint32_t m = a.nd == 2 ? a.dims[0] : 1, k = a.nd == 2 ? a.dims[1] : a.dims[0];
     uint32_t kb = b.dims[0], n = b.nd == 2 ? b.dims[1] : 1;
     if (a.nd == 1) { /* a column vector times a 1xN row */

@@ -106,9 +106,44 @@ static bool is_connector_elem(Elem *e) {
     return e->vkind >= VAR_POTENTIAL && e->vkind <= VAR_OUTPUT;
 }
 
+static bool expand_ref(Flattener *F, Inst *inst, Ref x, AstNode *arg, MemberVec *out);
+
+/* `arr.field` where arr is a component array: the field of every element */
+static bool expand_array_field(Flattener *F, Inst *inst, AstNode *arg, MemberVec *out, bool *done) {
+    Ref b;
+    *done = false;
+    if (arg->kind != AST_FIELD || !resolve_ref(F, inst, arg->field.base, false, &b) || !b.arr) return true;
+    *done = true;
+    for (uint32_t i = 0; i < b.arr->n; i++) {
+        Elem *el = inst_elem(b.arr->children[i], arg->field.name);
+        if (!el || el->absent) {
+            diag_error(arg->span, "`%s` has no element `%s`", b.arr->children[i]->path, arg->field.name);
+            return false;
+        }
+        Ref x = {0};
+        if (el->kind == ELEM_VAR) {
+            x.var = el;
+            x.cnt = el->n;
+        } else if (el->children) {
+            x.arr = el;
+        } else {
+            x.inst = el->child;
+        }
+        if (!expand_ref(F, inst, x, arg, out)) return false;
+    }
+    return true;
+}
+
 static bool expand_arg(Flattener *F, Inst *inst, AstNode *arg, MemberVec *out) {
+    bool done;
+    if (!expand_array_field(F, inst, arg, out, &done)) return false;
+    if (done) return true;
     Ref x;
     if (!resolve_ref(F, inst, arg, true, &x)) return false;
+    return expand_ref(F, inst, x, arg, out);
+}
+
+static bool expand_ref(Flattener *F, Inst *inst, Ref x, AstNode *arg, MemberVec *out) {
     if (x.var) {
         if (!is_connector_elem(x.var)) {
             diag_error(arg->span, "only connectors can be connected; `%s` is a %s", x.var->name,

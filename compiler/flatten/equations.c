@@ -127,6 +127,9 @@ static void missing_value(Flattener *F, Elem *el) {
     if (F->lenient_top && el->owner == F->top) return;
     diag_error(el->decl->span, "parameter `%s` has no value; give it one with a modifier, e.g. `%s = ...`",
                v->name, el->name);
+    Inst *o = el->owner;
+    while (o && !o->elem && o->parent) o = o->parent;
+    if (o && o->elem) diag_note(o->elem->decl->span, "`%s` is declared here without a value for `%s`", o->path, el->name);
 }
 
 static void var_binding(Flattener *F, Elem *el) {

@@ -134,12 +134,22 @@ static void dump_eq(FILE *out, const FlatModel *m, const FlatEq *q) {
     fprintf(out, "    # %s @%u:%u\n", q->origin[0] ? q->origin : "<top>", line, col);
 }
 
+static void dump_settings(FILE *out, const FlatSettings *s) {
+    if (!s->has) return;
+    fprintf(out, "settings start=%.17g stop=%.17g saveat=%.17g reltol=%.17g abstol=%.17g dtmax=%.17g", s->start,
+            s->stop, s->interval, s->rtol, s->atol, s->dtmax);
+    if (s->alg) fprintf(out, " alg=\"%s\"", s->alg);
+    for (uint32_t i = 0; i < s->ntstops; i++) fprintf(out, "%s%.17g", i ? "," : " tstops=", s->tstops[i]);
+    fputc('\n', out);
+}
+
 void flat_dump(FILE *out, const FlatModel *m) {
     fprintf(out, "model %s\n", m->name);
+    dump_settings(out, &m->settings);
     uint32_t neq = 0, nunk = 0;
     for (uint32_t i = 0; i < m->vars.len; i++) {
         dump_var(out, m, &m->vars.data[i]);
-        nunk += m->vars.data[i].kind == FV_VARIABLE || m->vars.data[i].kind == FV_PARAM_MISSING;
+        nunk += m->vars.data[i].kind == FV_VARIABLE;
     }
     fputs("equations\n", out);
     for (uint32_t i = 0; i < m->eqs.len; i++) {

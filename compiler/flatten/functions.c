@@ -130,6 +130,6 @@ bool tr_function_call(Flattener *F, Inst *scope, AstNode *call, Def *def, Val *o
     F->fn_depth--;
     F->env = save_env;
     F->fn_lib = save_lib;
-    if (!ok) diag_note(fn->span, "in the call of function `%s` defined here", fn->func.name);
+    if (!ok && F->fn_depth == 0) diag_note(fn->span, "in the call of function `%s` defined here", fn->func.name);
     return ok;
 }
