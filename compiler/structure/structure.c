@@ -315,6 +315,11 @@ System *structure(FlatModel *m) {
     s->stop_time = 1;
     s->rtol = 1e-6;
     s->atol = 1e-6;
+    if (m->settings.has) { /* the options of an analysis (flatten/analysis.c) */
+        const FlatSettings *f = &m->settings;
+        s->start_time = f->start, s->stop_time = f->stop, s->interval = f->interval, s->dtmax = f->dtmax;
+        s->rtol = f->rtol, s->atol = f->atol, s->ntstops = f->ntstops, s->tstops = f->tstops;
+    }
     if (!balance_check(&t)) return NULL;
     struct_alias(&t);
     build_equations(&t);
