@@ -6,13 +6,13 @@
  * an expression of parameters.  Such equations make up most of an acausal
  * model (every connection gives some).  They are consumed with a weighted
  * union-find: every unknown x is stored as x = sign * root + offset; an
- * equation between two trees links one root under the other (union by
- * index: the representative is the variable declared first, so the result
- * is deterministic); `x = c` binds a whole tree to a value.  An alias
+ * equation between two trees links one root under the other (the better
+ * representative stays the root, see better(): deterministic); `x = c`
+ * binds a whole tree to a value.  An alias
  * equation whose two ends are already in one tree (or a second binding of a
  * bound tree) is not consumed: it stays a regular equation, where the
- * balance and structural checks see it.  Near-linear: one pass over the
- * equations, inverse-Ackermann finds with path compression.
+ * balance and structural checks see it.  One pass over the equations per
+ * round (at most 8 rounds), finds with path compression: O(n log n).
  *
  * Eliminated variables keep their output column: alias_value() rebuilds
  * them from their representative.
@@ -22,6 +22,7 @@
 #include <math.h>
 
 typedef struct {
+    unsigned char *has_der; /* variable appears under der() somewhere */
     uint32_t *parent;   /* union-find parent (self = root) */
     double *sign;       /* x = sign * parent + offset */
     Expr **offset;      /* over parameters */
@@ -99,6 +100,24 @@ static bool bind(St *t, Alias *a, uint32_t x, double cx, Expr *c) {
     return true;
 }
 
+/* The representative of an alias set, so that states keep their modeler's
+ * names: a variable that appears under der() beats one that does not, then
+ * the higher statePriority, then the shorter instance path (fewer dots),
+ * then the first declared. */
+static uint32_t dots(const char *n) {
+    uint32_t k = 0;
+    for (; *n; n++) k += *n == '.';
+    return k;
+}
+
+static bool better(St *t, Alias *a, uint32_t x, uint32_t y) {
+    FlatVar *vx = &t->m->vars.data[x], *vy = &t->m->vars.data[y];
+    if (a->has_der[x] != a->has_der[y]) return a->has_der[x];
+    if (vx->state_priority != vy->state_priority) return vx->state_priority > vy->state_priority;
+    if (dots(vx->name) != dots(vy->name)) return dots(vx->name) < dots(vy->name);
+    return x < y;
+}
+
 /* consume cx*x + cy*y + c = 0 */
 static bool link(St *t, Alias *a, uint32_t x, double cx, uint32_t y, double cy, Expr *c) {
     double sx, sy;
@@ -106,8 +125,8 @@ static bool link(St *t, Alias *a, uint32_t x, double cx, uint32_t y, double cy, 
     uint32_t rx = rel(t, a, x, &sx, &ox), ry = rel(t, a, y, &sy, &oy);
     if (rx == ry) return false;
     if (a->bound[rx] && a->bound[ry]) return false;
-    /* cx (sx rx + ox) + cy (sy ry + oy) + c = 0 => hang the later-declared root */
-    if (rx < ry) {
+    /* cx (sx rx + ox) + cy (sy ry + oy) + c = 0 => hang the worse root */
+    if (better(t, a, rx, ry)) {
         uint32_t tr = rx; rx = ry; ry = tr;
         double ts = sx; sx = sy; sy = ts;
         Expr *to = ox; ox = oy; oy = to;
@@ -145,10 +164,53 @@ static Expr *current_value(void *ud, Expr *leaf) {
     return expr_add(t->c, expr_mul(t->c, expr_const(t->c, s), base), o);
 }
 
+static void mark_der(St *t, Alias *a) {
+    for (uint32_t i = 0; i < t->m->eqs.len; i++) {
+        FlatEq *q = &t->m->eqs.data[i];
+        if (q->kind != FE_NORMAL) continue;
+        ExprVec d = {0};
+        expr_leaves(t->c, q->lhs, EXPR_DER, &d);
+        expr_leaves(t->c, q->rhs, EXPR_DER, &d);
+        for (uint32_t k = 0; k < d.len; k++) a->has_der[d.data[k]->index] = 1;
+    }
+}
+
+/* Guess values of an alias set: the representative's own guess wins; else
+ * the first member (declaration order) with a guess gives it, translated
+ * through its alias relation.  A member whose guess disagrees with the
+ * chosen one gets a warning.  (The flat model is updated in place: the
+ * representative carries the set's guess from here on.) */
+static void merge_guesses(St *t) {
+    FlatModel *m = t->m;
+    uint32_t n = m->vars.len;
+    uint32_t *from = ARENA_ARRAY(t->arena, uint32_t, n + 1);
+    for (uint32_t v = 0; v < n; v++) from[v] = v;
+    for (uint32_t v = 0; v < n; v++) {
+        FlatVar *fv = &m->vars.data[v];
+        if (!t->alias[v] || !fv->guess || fv->kind != FV_VARIABLE) continue;
+        ExprVec r = {0};
+        expr_leaves(t->c, t->alias[v], EXPR_VAR, &r);
+        uint32_t rep = UINT32_MAX;
+        for (uint32_t k = 0; k < r.len; k++)
+            if (is_unknown(t, r.data[k]->index)) rep = r.data[k]->index;
+        if (rep == UINT32_MAX) continue; /* bound to a value: the guess is moot */
+        Expr *g = expr_solve_linear(t->c, expr_sub(t->c, t->alias[v], fv->guess), expr_leaf(t->c, EXPR_VAR, rep));
+        FlatVar *rv = &m->vars.data[rep];
+        if (!g) continue;
+        if (!rv->guess) { rv->guess = g; from[rep] = v; continue; }
+        if (rv->guess != g)
+            diag_warning(fv->span, "guess of `%s` conflicts with the guess of `%s` (same alias set); "
+                                   "using the one of `%s`", fv->name, m->vars.data[from[rep]].name,
+                         m->vars.data[from[rep]].name);
+    }
+}
+
 void struct_alias(St *t) {
     uint32_t n = t->m->vars.len;
-    Alias a = {ARENA_ARRAY(t->arena, uint32_t, n + 1), ARENA_ARRAY(t->arena, double, n + 1),
+    Alias a = {ARENA_ARRAY(t->arena, unsigned char, n + 1),
+               ARENA_ARRAY(t->arena, uint32_t, n + 1), ARENA_ARRAY(t->arena, double, n + 1),
                ARENA_ARRAY(t->arena, Expr *, n + 1), ARENA_ARRAY(t->arena, Expr *, n + 1)};
+    mark_der(t, &a);
     for (uint32_t v = 0; v < n; v++) {
         a.parent[v] = v;
         a.sign[v] = 1;
@@ -188,4 +250,5 @@ void struct_alias(St *t) {
         else if (r != v)
             t->alias[v] = expr_add(t->c, expr_mul(t->c, expr_const(t->c, s), expr_leaf(t->c, EXPR_VAR, r)), o);
     }
+    merge_guesses(t);
 }

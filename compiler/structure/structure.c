@@ -141,7 +141,9 @@ static void assign_slots(St *t) {
     for (uint32_t i = 0; i < t->sv.len; i++) {
         SVar *v = &t->sv.data[i];
         if (v->slot < 0) continue;
-        s->y_names[v->slot] = st_sv_name(t, i);
+        /* `$der(x)`: a derivative that is an unknown of its own (a dummy
+         * derivative), distinct from der(x) = y' of the state x */
+        s->y_names[v->slot] = v->order ? arena_printf(t->arena, "$%s", st_sv_name(t, i)) : st_sv_name(t, i);
         s->y_is_diff[v->slot] = v->role == SR_STATE;
     }
 }
