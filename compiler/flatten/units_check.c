@@ -306,7 +306,8 @@ static void check_relation(Checker *C, Expr *lhs, Expr *rhs, Span sp, const char
 }
 
 /* parse every distinct unit string once (they are shared by all instances
- * of a declaration); a bad string is an error at the declaration */
+ * of a declaration); a bad string is an error at the first declaration that
+ * uses it (a bad type alias would otherwise be reported at every use) */
 static void parse_var_units(Checker *C, Arena *a) {
     static Unit bad; /* marks a string that did not parse */
     const FlatModel *m = C->m;
@@ -331,7 +332,7 @@ static void parse_var_units(Checker *C, Arena *a) {
         unit_parse(v->units, &tmp, err, sizeof err); /* the message again */
         char what[200];
         snprintf(what, sizeof what, "units|%s", v->units);
-        if (!first_time(v->span, what)) continue;
+        if (!first_time((Span){0}, what)) continue; /* once per string, not per declaration */
         C->count++;
         diag_error(v->span, "bad units \"%s\" of `%s`: %s", v->units, v->name, err);
     }
