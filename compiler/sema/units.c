@@ -11,11 +11,15 @@
  */
 #include "units.h"
 
+#include "support.h"
+
+#include <ctype.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 const char *const unit_base_names[UNIT_NBASE] = {"kg", "m", "s", "A", "K", "mol", "cd"};
 
@@ -281,6 +285,22 @@ static bool lookup_symbol(const char *s, size_t len, Unit *out) {
     return false;
 }
 
+/* the table symbol nearest to an unknown one, for "did you mean" */
+static const char *closest_symbol(const char *s, size_t len) {
+    char name[64];
+    if (len >= sizeof name) return NULL;
+    memcpy(name, s, len);
+    name[len] = 0;
+    const char *cands[COUNT(unit_syms)];
+    for (size_t i = 0; i < COUNT(unit_syms); i++) {
+        cands[i] = unit_syms[i].sym;
+        if (strcasecmp(cands[i], name) == 0) return cands[i]; /* `ohm`, `degc`, `HZ` */
+    }
+    const char *near = suggest_name(name, cands, (uint32_t)COUNT(unit_syms));
+    /* edit distance alone suggests `sr` for `fur`: keep the first letter */
+    return near && tolower((unsigned char)near[0]) == tolower((unsigned char)name[0]) ? near : NULL;
+}
+
 static bool is_sym_char(unsigned char c) {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c >= 0x80;
 }
@@ -347,7 +367,11 @@ static bool parse_factor(UnitParser *P, Unit *out, int depth) {
         if (!*start) return fail(P, "expected a unit at the end");
         return fail(P, "expected a unit, found `%.*s`", 1, start);
     }
-    if (!lookup_symbol(start, len, out)) return fail(P, "unknown unit symbol `%.*s`", (int)len, start);
+    if (!lookup_symbol(start, len, out)) {
+        const char *near = closest_symbol(start, len);
+        if (near) return fail(P, "unknown unit symbol `%.*s` (did you mean `%s`?)", (int)len, start, near);
+        return fail(P, "unknown unit symbol `%.*s`", (int)len, start);
+    }
     return apply_exponent(P, out);
 }
 

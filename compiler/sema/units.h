@@ -14,7 +14,8 @@
  *   exponent:= '^'? ('+' | '-')? digits
  *   symbol  := an exact unit symbol, or an SI prefix + a prefixable symbol
  *
- * This module is pure: no diagnostics, no allocation.
+ * This module is pure: no diagnostics, no allocation (errors are returned
+ * as text).
  */
 #ifndef DYADC_UNITS_H
 #define DYADC_UNITS_H

@@ -150,7 +150,9 @@ START_TEST(bad_unit_strings) {
     parse_fails("", "empty");
     parse_fails("fur", "unknown unit symbol `fur`");
     parse_fails("kg.fur/s", "unknown unit symbol `fur`");
-    parse_fails("kkg", "unknown unit symbol `kkg`"); /* kg takes no prefix */
+    parse_fails("kkg", "unknown unit symbol `kkg` (did you mean `kg`?)"); /* kg takes no prefix */
+    parse_fails("ohm", "did you mean `Ohm`?");
+    parse_fails("degc", "did you mean `degC`?");
     parse_fails("kdegC", "unknown unit symbol `kdegC`");
     parse_fails("m.", "expected a unit at the end");
     parse_fails("m/", "expected a unit at the end");
