@@ -274,6 +274,7 @@ static void single(St *t, Block *b) {
     Expr *x = solve_for(t, r, v);
     if (x) { set_assigned(t, v, x); b->kind = BK_ASSIGN; return; }
     b->kind = t->sv.data[v].role == SR_DERIV ? BK_STATE_DER : BK_IMPLICIT;
+    b->res = r;
     vec_push(t->arena, &t->resid_sv, r);
 }
 

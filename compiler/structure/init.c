@@ -40,6 +40,33 @@ static Expr **initial_relations(St *t) {
     return r;
 }
 
+/* Y -> its start value (start_yp must be over P and TIME) */
+static Expr *start_leaf(void *ud, Expr *leaf) {
+    St *t = ud;
+    return leaf->kind == EXPR_Y ? t->s->start[leaf->index] : leaf;
+}
+
+/* A better first guess of y' for IDACalcIC than 0: where a state's
+ * derivative is given by its own equation (`der(x) = v`, BLT block of
+ * kind state derivative), its value at the start values of the others. */
+static void start_derivatives(St *t) {
+    System *s = t->s;
+    for (uint32_t i = 0; i < t->blocks.len; i++) {
+        Block *b = &t->blocks.data[i];
+        if (b->kind != BK_STATE_DER) continue;
+        SVar *d = &t->sv.data[t->bvars.data[b->first]];
+        uint32_t y = (uint32_t)t->sv.data[d->yp_of].slot;
+        Expr *x = expr_solve_linear(t->c, lower(t, b->res), expr_leaf(t->c, EXPR_YP, y));
+        if (!x) continue;
+        ExprVec l = {0};
+        expr_leaves(t->c, x, EXPR_YP, &l);
+        if (l.len) continue;
+        x = expr_subst(t->c, x, start_leaf, t);
+        expr_leaves(t->c, x, EXPR_Y, &l);
+        if (!l.len) s->start_yp[y] = x;
+    }
+}
+
 static void start_values(St *t, Expr **init, bool *explicit_only) {
     System *s = t->s;
     s->start = ARENA_ARRAY(t->arena, Expr *, s->ny + 1);
@@ -53,6 +80,7 @@ static void start_values(St *t, Expr **init, bool *explicit_only) {
         s->start_yp[v->slot] = expr_const(c, 0);
     }
     *explicit_only = true;
+    int32_t *by = ARENA_ARRAY(t->arena, int32_t, s->ny + 1); /* slot -> relation that set it + 1 */
     for (uint32_t i = 0; i < t->m->eqs.len; i++) {
         if (t->m->eqs.data[i].kind != FE_INITIAL) continue;
         Expr *r = lower(t, init[i]);
@@ -61,9 +89,19 @@ static void start_values(St *t, Expr **init, bool *explicit_only) {
         expr_leaves(c, r, EXPR_YP, &yps);
         Expr *x = ys.len == 1 && yps.len == 0 ? expr_solve_linear(c, r, ys.data[0]) : NULL;
         bool simple = x && s->y_is_diff[ys.data[0]->index];
-        if (simple) s->start[ys.data[0]->index] = x;
-        else *explicit_only = false;
+        if (!simple) { *explicit_only = false; continue; }
+        uint32_t y = ys.data[0]->index;
+        if (by[y]) { /* a second start value for one alias set: the first relation wins */
+            diag_warning(t->m->eqs.data[i].span, "a second initial value for `%s` (aliases of one "
+                         "variable); the first one is used", s->y_names[y]);
+            diag_note(t->m->eqs.data[by[y] - 1].span, "first initial value");
+            init[i] = NULL;
+            continue;
+        }
+        by[y] = (int32_t)i + 1;
+        s->start[y] = x;
     }
+    start_derivatives(t);
 }
 
 /* P(p) -> Z for missing parameters (start values may depend on them) */
@@ -153,7 +191,7 @@ void struct_build_init(St *t) {
     for (uint32_t r = 0; r < t->resid_sv.len; r++) vec_push(t->arena, &rows, lower(t, t->resid_sv.data[r]));
     unsigned char *mentioned = ARENA_ARRAY(t->arena, unsigned char, s->init_n + 1);
     for (uint32_t i = 0; i < t->m->eqs.len; i++) {
-        if (t->m->eqs.data[i].kind != FE_INITIAL) continue;
+        if (t->m->eqs.data[i].kind != FE_INITIAL || !init[i]) continue;
         vec_push(t->arena, &rows, lower(t, init[i]));
         ExprVec zs = {0};
         expr_leaves(t->c, rows.data[rows.len - 1], EXPR_Z, &zs);

@@ -55,6 +55,7 @@ typedef struct {
     uint32_t first;    /* into St.bvars / St.beqs */
     uint32_t ntorn;    /* iteration (tearing) variables kept as IDA unknowns */
     uint32_t tfirst;   /* into St.torn */
+    Expr *res;         /* size-1 residual blocks: the residual (sv form) */
 } Block;
 
 typedef struct {
