@@ -135,8 +135,9 @@ static const char *expr_text(Checker *C, const Expr *e, char *buf, size_t n) {
     if (!f) return "?";
     flat_print_expr(f, C->m, e);
     fclose(f);
-    if (len + 1 > n) snprintf(buf, n, "%.*s...", (int)(n - 4), s);
-    else snprintf(buf, n, "%s", s);
+    size_t cut = len + 1 > n ? n - 4 : len;
+    while (cut < len && cut > 0 && ((unsigned char)s[cut] & 0xC0) == 0x80) cut--; /* whole UTF-8 */
+    snprintf(buf, n, "%.*s%s", (int)cut, s, cut < len ? "..." : "");
     free(s);
     return buf;
 }
