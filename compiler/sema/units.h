@@ -51,6 +51,11 @@ bool unit_is_dimensionless(const Unit *u);
 bool unit_mul(const Unit *a, const Unit *b, Unit *out);
 bool unit_div(const Unit *a, const Unit *b, Unit *out);
 bool unit_pow(const Unit *a, UnitRat p, Unit *out);
+/* display-unit conversion: a value in u to SI and back (`degC`: +273.15,
+ * `bar`: *1e5) */
+static inline double unit_to_si(const Unit *u, double v) { return u->scale * v + u->offset; }
+static inline double unit_from_si(const Unit *u, double v) { return (v - u->offset) / u->scale; }
+
 /* v as a fraction with a small denominator (<= 12), if it is one */
 bool unit_rat_from_double(double v, UnitRat *out);
 

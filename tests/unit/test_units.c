@@ -120,6 +120,11 @@ START_TEST(prefixes_and_scales) {
     ck_close(c.offset, 273.15);
     ck_close(c2.offset, 273.15);
     ck_assert(parse_ok("J/degC").offset == 0); /* in a product: a difference */
+    ck_close(unit_to_si(&c, 25), 298.15);
+    ck_close(unit_from_si(&c, 300), 300 - 273.15);
+    Unit bar = parse_ok("bar");
+    ck_close(unit_to_si(&bar, 2), 2e5);
+    ck_close(unit_from_si(&bar, 1.5e5), 1.5);
 }
 END_TEST
 
