@@ -7,6 +7,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -19,7 +20,10 @@ static double now(void) {
 
 static void phase_done(Driver *d, const char *name, double *t0) {
     double t = now();
-    if (d->time_passes) fprintf(stderr, "time: %-10s %8.3f ms\n", name, 1e3 * (t - *t0));
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    if (d->time_passes)
+        fprintf(stderr, "time: %-10s %8.3f ms  (peak memory %ld MB)\n", name, 1e3 * (t - *t0), ru.ru_maxrss / 1024);
     *t0 = t;
 }
 

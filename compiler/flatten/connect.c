@@ -244,7 +244,7 @@ static Expr *flow_of(Flattener *F, uint32_t v) {
     for (uint32_t i = 0; i < c->elems.len; i++) {
         Elem *e = c->elems.data[i];
         if (e->kind == ELEM_VAR && e->vkind == VAR_FLOW && e->var != NO_VAR && e->n == 1)
-            return expr_leaf(F->ctx, EXPR_VAR, e->var);
+            return var_leaf(F, e->var);
     }
     return NULL;
 }
@@ -265,7 +265,7 @@ static Expr *stream_mix(Flattener *F, uint32_t self, uint32_t lo, uint32_t hi, A
             others++;
             last = F->set_members[i];
         }
-    if (others == 1) return expr_leaf(c, EXPR_VAR, last / 2);
+    if (others == 1) return var_leaf(F, last / 2);
     Expr *num = expr_const(c, 0), *den = expr_const(c, 0);
     for (uint32_t i = lo; i < hi; i++) {
         uint32_t k = F->set_members[i];
@@ -278,7 +278,7 @@ static Expr *stream_mix(Flattener *F, uint32_t self, uint32_t lo, uint32_t hi, A
         }
         Expr *out = k % 2 ? m : expr_neg(c, m); /* flow leaving toward the set */
         Expr *w = expr_call(c, FN_MAX, out, expr_const(c, 1e-12));
-        num = expr_add(c, num, expr_mul(c, w, expr_leaf(c, EXPR_VAR, k / 2)));
+        num = expr_add(c, num, expr_mul(c, w, var_leaf(F, k / 2)));
         den = expr_add(c, den, w);
     }
     return expr_div(c, num, den);
@@ -302,7 +302,7 @@ bool tr_instream(Flattener *F, Inst *scope, AstNode *call, bool actual, Val *out
         return false;
     }
     uint32_t v = r.var->var + r.off, key = 2 * v + (r.var->owner->parent == scope ? 0 : 1);
-    Expr *h = expr_leaf(F->ctx, EXPR_VAR, v), *in = h;
+    Expr *h = var_leaf(F, v), *in = h;
     if (F->key_used[key]) {
         uint32_t lo, hi;
         set_range(F, key, &lo, &hi);
@@ -353,7 +353,7 @@ static void stream_equations(Flattener *F, uint32_t *members, uint32_t n) {
     dummy.span = F->key_span[outside];
     Expr *mix = stream_mix(F, outside, lo, lo + n, &dummy);
     if (mix)
-        add_eq(F, FE_NORMAL, expr_leaf(F->ctx, EXPR_VAR, outside / 2), mix, F->key_origin[outside],
+        add_eq(F, FE_NORMAL, var_leaf(F, outside / 2), mix, F->key_origin[outside],
                F->key_span[outside]);
 }
 
@@ -368,17 +368,17 @@ static void set_equations(Flattener *F, uint32_t *members, uint32_t n) {
     if (v0->conn == FC_FLOW) {
         Expr *sum = expr_const(c, 0);
         for (uint32_t i = 0; i < n; i++) {
-            Expr *x = expr_leaf(c, EXPR_VAR, members[i] / 2);
+            Expr *x = var_leaf(F, members[i] / 2);
             sum = members[i] % 2 ? expr_sub(c, sum, x) : expr_add(c, sum, x);
         }
         add_eq(F, FE_NORMAL, sum, expr_const(c, 0), F->key_origin[k0], F->key_span[k0]);
         return;
     }
     check_sources(F, members, n);
-    Expr *x0 = expr_leaf(c, EXPR_VAR, k0 / 2);
+    Expr *x0 = var_leaf(F, k0 / 2);
     for (uint32_t i = 1; i < n; i++)
         if (members[i] / 2 != k0 / 2)
-            add_eq(F, FE_NORMAL, x0, expr_leaf(c, EXPR_VAR, members[i] / 2), F->key_origin[members[i]],
+            add_eq(F, FE_NORMAL, x0, var_leaf(F, members[i] / 2), F->key_origin[members[i]],
                    F->key_span[members[i]]);
 }
 
@@ -411,7 +411,7 @@ void flatten_connections(Flattener *F) {
     for (uint32_t v = 0; v < F->m->vars.len; v++) {
         FlatVar *fv = &F->m->vars.data[v];
         if (fv->conn == FC_FLOW && !F->key_used[2 * v])
-            add_eq(F, FE_NORMAL, expr_leaf(F->ctx, EXPR_VAR, v), expr_const(F->ctx, 0),
+            add_eq(F, FE_NORMAL, var_leaf(F, v), expr_const(F->ctx, 0),
                    F->var_elems.data[v]->owner->path, fv->span);
     }
     check_inputs(F);

@@ -119,7 +119,7 @@ static bool binding_val(Flattener *F, Elem *el, Binding *b, Val *out) {
 
 static void equate(Flattener *F, FlatEqKind k, Elem *el, Val *v, Span sp) {
     for (uint32_t i = 0; i < el->n; i++)
-        add_eq(F, k, expr_leaf(F->ctx, EXPR_VAR, el->var + i), val_at(v, i), el->owner->path, sp);
+        add_eq(F, k, var_leaf(F, el->var + i), val_at(v, i), el->owner->path, sp);
 }
 
 static void missing_value(Flattener *F, Elem *el) {

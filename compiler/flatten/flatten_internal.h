@@ -18,6 +18,7 @@
 
 #define VAL_MAXD 4
 #define NO_VAR UINT32_MAX
+#define INST_SMALL 8       /* instances with fewer elements are searched linearly */
 
 typedef struct Inst Inst;
 typedef struct Elem Elem;
@@ -83,7 +84,7 @@ typedef struct Elem {
     Library *type_lib;    /* library where `type` is resolved */
     uint32_t var;         /* first flat variable index (NO_VAR before creation) */
     int cstate;           /* structural evaluation: 0 not yet, 1 busy, 2 done, 3 failed */
-    Val cval;             /* structural value when cstate == 2 */
+    Val *cval;            /* structural value when cstate == 2 */
     /* ELEM_INST */
     Def *def;             /* the component or connector */
     Def *constraint;      /* `name::Constraint = ...`, or NULL */
@@ -101,7 +102,7 @@ struct Inst {
     Inst *parent;
     Env *env;             /* loop indices of a comprehension element */
     Vec(Elem *) elems;    /* declaration order (inherited first) */
-    HashMap by_name;      /* Sym -> Elem* */
+    HashMap by_name;      /* Sym -> Elem*, only past INST_SMALL elements */
     Vec(AstNode *) relations; /* own and inherited, evaluated in this scope */
     Elem *elem;           /* the declaring element in the parent; NULL for the top */
     bool is_connector;
@@ -124,6 +125,8 @@ typedef struct Flattener {
     Vec(Elem *) var_elems;  /* flat variable index -> element */
     Vec(uint32_t) var_elem_off; /* flat variable index -> offset inside its element */
     Sym s_der, s_time, s_pi, s_pi_u, s_ifelse, s_Real, s_Integer, s_Boolean, s_String;
+    Expr **leaf;            /* flat variable -> its EXPR_VAR leaf (cache) */
+    uint32_t nleaf;
     Env *env;               /* current loop indices / function locals */
     int const_mode;         /* > 0: parameters evaluate to their values */
     uint32_t end_val;       /* value of `end` in the current subscript */
@@ -148,6 +151,7 @@ AstNode *mod_from_arg(Flattener *F, AstNode *arg);
 
 /* values.c */
 bool resolve_ref(Flattener *F, Inst *scope, AstNode *e, bool report, Ref *out);
+Expr *var_leaf(Flattener *F, uint32_t v);
 bool tr_val(Flattener *F, Inst *scope, AstNode *e, Val *out);
 Expr *tr_expr(Flattener *F, Inst *scope, AstNode *e);
 bool const_val(Flattener *F, Inst *scope, AstNode *e, Val *out);  /* structural */

@@ -21,7 +21,21 @@
 #define MAX_DEPTH 64
 
 Elem *inst_elem(Inst *inst, Sym name) {
+    if (inst->elems.len <= INST_SMALL) {
+        for (uint32_t i = 0; i < inst->elems.len; i++)
+            if (inst->elems.data[i]->name == name) return inst->elems.data[i];
+        return NULL;
+    }
     return hmap_get(&inst->by_name, (uint64_t)(uintptr_t)name);
+}
+
+static void index_elems(Flattener *F, Inst *inst) {
+    if (inst->elems.len == INST_SMALL + 1 && !inst->by_name.len)
+        for (uint32_t i = 0; i < inst->elems.len; i++)
+            hmap_put(F->arena, &inst->by_name, (uint64_t)(uintptr_t)inst->elems.data[i]->name, inst->elems.data[i]);
+    else if (inst->elems.len > INST_SMALL + 1)
+        hmap_put(F->arena, &inst->by_name, (uint64_t)(uintptr_t)inst->elems.data[inst->elems.len - 1]->name,
+                 inst->elems.data[inst->elems.len - 1]);
 }
 
 const char *inst_child_path(Flattener *F, Inst *parent, Sym name) {
@@ -29,8 +43,20 @@ const char *inst_child_path(Flattener *F, Inst *parent, Sym name) {
     return arena_printf(F->arena, "%s.%s", parent->path, name);
 }
 
+/* an analysis may redeclare an inherited element (`model = M()` replaces
+ * the base's `model::EmptyComponent`) */
+static bool redeclare(Flattener *F, Inst *inst, Elem *old, Elem *e) {
+    if (!inst->is_analysis || old->kind != e->kind) return false;
+    for (uint32_t i = 0; i < inst->elems.len; i++)
+        if (inst->elems.data[i] == old) inst->elems.data[i] = e;
+    e->owner = inst;
+    if (inst->elems.len > INST_SMALL) hmap_put(F->arena, &inst->by_name, (uint64_t)(uintptr_t)e->name, e);
+    return true;
+}
+
 static void add_elem(Flattener *F, Inst *inst, Elem *e) {
     Elem *old = inst_elem(inst, e->name);
+    if (old && redeclare(F, inst, old, e)) return;
     if (old) {
         diag_error(e->decl->span, "`%s` is declared twice in `%s`", e->name, inst->def->name);
         diag_note(old->decl->span, "the first declaration is here");
@@ -38,7 +64,7 @@ static void add_elem(Flattener *F, Inst *inst, Elem *e) {
     }
     e->owner = inst;
     vec_push(F->arena, &inst->elems, e);
-    hmap_put(F->arena, &inst->by_name, (uint64_t)(uintptr_t)e->name, e);
+    index_elems(F, inst);
 }
 
 static void add_mods(Flattener *F, PendingVec *v, AstNode *type, Inst *scope, Env *env) {

@@ -139,6 +139,35 @@ static bool elem_ref(Elem *el, AstNode *e, bool report, Ref *out) {
     return out->var || out->arr || out->inst;
 }
 
+/* the common subscript forms (`i`, `i - 1`, `2 * i + 1`, `end`) without
+ * building expressions: indexing in large `for` loops stays cheap */
+static bool fast_num(Flattener *F, AstNode *e, double *out) {
+    double a, b;
+    switch (e->kind) {
+    case AST_NUM: *out = e->num.value; return true;
+    case AST_END: *out = F->end_val; return F->end_val != 0;
+    case AST_IDENT: {
+        Env *v = env_find(F->env, e->ident.name);
+        if (!v || v->val.nd || v->val.str || !expr_is_const(v->val.s)) return false;
+        *out = v->val.s->value;
+        return true;
+    }
+    case AST_UNARY:
+        if (e->unary.op != OP_NEG || !fast_num(F, e->unary.lhs, &a)) return false;
+        *out = -a;
+        return true;
+    case AST_BINARY:
+        if (!fast_num(F, e->binary.lhs, &a) || !fast_num(F, e->binary.rhs, &b)) return false;
+        switch (e->binary.op) {
+        case OP_ADD: *out = a + b; return true;
+        case OP_SUB: *out = a - b; return true;
+        case OP_MUL: *out = a * b; return true;
+        default: return false;
+        }
+    default: return false;
+    }
+}
+
 /* row-major offset of scalar subscripts into an array of shape `dims` */
 static bool const_offset(Flattener *F, Inst *scope, AstList *subs, uint8_t nd, const uint32_t *dims,
                          uint32_t *off, bool report) {
@@ -155,12 +184,16 @@ static bool const_offset(Flattener *F, Inst *scope, AstList *subs, uint8_t nd, c
         if (s->kind == AST_COLON) return false;
         uint32_t save = F->end_val;
         F->end_val = dims[k];
-        Val v;
-        bool ok = const_val(F, scope, s, &v);
+        double x;
+        bool ok = fast_num(F, s, &x);
+        if (!ok) {
+            Val v;
+            ok = const_val(F, scope, s, &v);
+            if (ok && (v.nd != 0 || v.str)) ok = false; /* a slice */
+            if (ok) x = v.s->value;
+        }
         F->end_val = save;
         if (!ok) return false;
-        if (v.nd != 0) return false; /* a slice */
-        double x = v.s->value;
         if (x != floor(x) || x < 1 || x > dims[k]) {
             diag_error(s->span, "index %g is out of range 1:%u", x, dims[k]);
             return false;
@@ -247,7 +280,7 @@ static bool all_const(const Val *v) {
 
 bool elem_const(Flattener *F, Elem *el, Val *out) {
     if (el->cstate == 2) {
-        *out = el->cval;
+        *out = *el->cval;
         return true;
     }
     if (el->cstate == 3) return false;
@@ -271,10 +304,15 @@ bool elem_const(Flattener *F, Elem *el, Val *out) {
     el->cstate = 1;
     Env *save = F->env;
     F->env = el->value.env;
-    bool ok = const_val(F, el->value.scope, x, &el->cval);
+    Val v;
+    bool ok = const_val(F, el->value.scope, x, &v);
+    if (ok) {
+        el->cval = ARENA_NEW(F->arena, Val);
+        *el->cval = v;
+    }
     F->env = save;
     el->cstate = ok ? 2 : 3;
-    if (ok) *out = el->cval;
+    if (ok) *out = v;
     return ok;
 }
 
@@ -304,10 +342,22 @@ bool const_int(Flattener *F, Inst *scope, AstNode *e, int64_t *out) {
 
 /* ---------- names ---------- */
 
+Expr *var_leaf(Flattener *F, uint32_t v) {
+    if (v >= F->nleaf) {
+        uint32_t n = F->m->vars.len > v ? F->m->vars.len : v + 1;
+        Expr **t = ARENA_ARRAY(F->arena, Expr *, n);
+        if (F->nleaf) memcpy(t, F->leaf, F->nleaf * sizeof *t);
+        F->leaf = t;
+        F->nleaf = n;
+    }
+    if (!F->leaf[v]) F->leaf[v] = expr_leaf(F->ctx, EXPR_VAR, v);
+    return F->leaf[v];
+}
+
 static Val var_leaves(Flattener *F, Elem *el, uint32_t off, uint32_t cnt, bool whole) {
-    if (!whole || el->nd == 0) return val_scalar(expr_leaf(F->ctx, EXPR_VAR, el->var + off));
+    if (!whole || el->nd == 0) return val_scalar(var_leaf(F, el->var + off));
     Val v = val_new(F, el->nd, el->dims);
-    for (uint32_t i = 0; i < cnt; i++) v.el[i] = expr_leaf(F->ctx, EXPR_VAR, el->var + off + i);
+    for (uint32_t i = 0; i < cnt; i++) v.el[i] = var_leaf(F, el->var + off + i);
     return v;
 }
 
@@ -641,7 +691,21 @@ static Expr *der_leaf(void *ud, Expr *leaf) {
     return NULL;
 }
 
+/* small expressions are searched directly (no memo tables); -1 when the
+ * node budget runs out */
+static int find_der(Expr *e, int *budget) {
+    if (--*budget < 0) return -1;
+    if (e->kind == EXPR_DER) return 1;
+    for (int i = 0; i < e->nargs; i++) {
+        int r = find_der(e->args[i], budget);
+        if (r) return r;
+    }
+    return 0;
+}
+
 static bool has_der(Flattener *F, Expr *e) {
+    int budget = 64, r = find_der(e, &budget);
+    if (r >= 0) return r == 1;
     ExprVec v = {0};
     expr_leaves(F->ctx, e, EXPR_DER, &v);
     return v.len > 0;
@@ -665,7 +729,10 @@ static bool tr_der(Flattener *F, Inst *scope, AstNode *call, Val *out) {
             diag_error(call->span, "der(der(...)) is not supported yet; introduce a variable for the inner derivative");
             return false;
         }
-        x = expr_dt(F->ctx, x, der_leaf, F);
+        if (x->kind == EXPR_VAR && F->m->vars.data[x->index].kind == FV_VARIABLE)
+            x = expr_leaf(F->ctx, EXPR_DER, x->index);
+        else
+            x = expr_dt(F->ctx, x, der_leaf, F);
         if (r.el) r.el[i] = x;
         else r.s = x;
     }
