@@ -206,9 +206,13 @@ void struct_build_init(St *t) {
     }
     t->to_init = false;
     if (rows.len != s->init_n) {
-        diag_error((Span){0}, "the initialization system of `%s` is %s-determined: %u equations "
-                              "for %u unknowns",
-                   t->m->name, rows.len > s->init_n ? "over" : "under", rows.len, s->init_n);
+        Span sp = {0};
+        for (uint32_t i = 0; i < t->m->eqs.len && !sp.file; i++)
+            if (t->m->eqs.data[i].kind == FE_INITIAL) sp = t->m->eqs.data[i].span;
+        diag_error(sp, "the initialization system of `%s` is %s-determined: %u equations (%u of "
+                       "the simulation system, %u initial relations) for %u unknowns",
+                   t->m->name, rows.len > s->init_n ? "over" : "under", rows.len, s->ny,
+                   rows.len - s->ny, s->init_n);
         for (uint32_t i = 0; i < t->m->eqs.len; i++)
             if (t->m->eqs.data[i].kind == FE_INITIAL)
                 diag_note(t->m->eqs.data[i].span, "initial relation");
