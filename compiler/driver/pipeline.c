@@ -121,26 +121,35 @@ static int parse_only(Driver *d) {
 typedef struct {
     Driver *d;
     Program *p;
-    unsigned checked;
+    unsigned checked, failed, external;
 } CheckCtx;
 
 static void check_def(void *ud, Def *def) {
     CheckCtx *c = ud;
     AstKind k = def->node->kind;
     if ((k != AST_COMPONENT && k != AST_ANALYSIS) || def->node->def.prefix == DEF_PARTIAL) return;
+    if (def->node->def.prefix == DEF_EXTERNAL) { /* the body is Julia code */
+        c->external++;
+        return;
+    }
+    unsigned errors = diag_error_count();
     ExprCtx *ctx = expr_ctx_new(c->d->arena);
     FlatModel *m = flatten_component(c->p, def, ctx);
     if (m) flat_check_units(m, c->d->werror_units);
     if (m) flat_check_balance(m, def);
     c->checked++;
+    c->failed += diag_error_count() > errors;
 }
 
 static int check(Driver *d) {
     Program *p = load(d);
-    CheckCtx c = {d, p, 0};
+    CheckCtx c = {d, p, 0, 0, 0};
+    unsigned load_errors = diag_error_count();
     sema_each_def(p, check_def, &c);
-    fprintf(stderr, "checked %u components: %u errors, %u warnings\n", c.checked,
-            diag_error_count(), diag_warning_count());
+    fprintf(stderr, "checked %u components (%u with errors", c.checked, c.failed);
+    if (c.external) fprintf(stderr, ", %u external skipped", c.external);
+    if (load_errors) fprintf(stderr, ", %u errors while loading", load_errors);
+    fprintf(stderr, "): %u errors, %u warnings\n", diag_error_count(), diag_warning_count());
     return diag_error_count() ? 1 : 0;
 }
 

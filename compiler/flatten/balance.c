@@ -16,12 +16,42 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define MAX_LISTED 8
 
-static bool is_unknown(const FlatVar *v) {
+static const unsigned char *g_computed; /* top-level inputs given an equation */
+
+static bool is_unknown_at(const FlatModel *m, uint32_t i) {
+    const FlatVar *v = &m->vars.data[i];
     if (v->kind != FV_VARIABLE) return false; /* `missing` parameters: initialization */
-    return !(v->top_conn && v->conn == FC_INPUT);
+    return !(v->top_conn && v->conn == FC_INPUT) || (g_computed && g_computed[i]);
+}
+
+static bool is_bare_input(const FlatModel *m, const Expr *e) {
+    return e->kind == EXPR_VAR && m->vars.data[e->index].conn == FC_INPUT;
+}
+
+/* a top-level input equated to a variable inside a subcomponent,
+ * `probe = sub.y` (a test harness probing a signal), is computed, so it is
+ * an unknown; `u = sub.u` (a connection) and `flange.f = u` are not */
+static bool is_probed(const FlatModel *m, const Expr *e) {
+    if (e->kind != EXPR_VAR) return false;
+    const FlatVar *v = &m->vars.data[e->index];
+    return !v->top_conn && v->conn != FC_INPUT && strchr(v->name, '.'); /* a subcomponent's */
+}
+
+static unsigned char *computed_inputs(const FlatModel *m) {
+    unsigned char *c = calloc(m->vars.len + 1, 1);
+    for (uint32_t i = 0; c && i < m->eqs.len; i++) {
+        const FlatEq *q = &m->eqs.data[i];
+        if (q->kind != FE_NORMAL) continue;
+        if (is_bare_input(m, q->lhs) && m->vars.data[q->lhs->index].top_conn && is_probed(m, q->rhs))
+            c[q->lhs->index] = 1;
+        if (is_bare_input(m, q->rhs) && m->vars.data[q->rhs->index].top_conn && is_probed(m, q->lhs))
+            c[q->rhs->index] = 1;
+    }
+    return c;
 }
 
 static void mark_leaves(const FlatModel *m, Expr *e, unsigned char *seen) {
@@ -38,7 +68,7 @@ static void list_unused(const FlatModel *m, unsigned char *seen, Arena *a) {
     uint32_t listed = 0, more = 0;
     for (uint32_t i = 0; i < m->vars.len; i++) {
         const FlatVar *v = &m->vars.data[i];
-        if (!is_unknown(v) || seen[i]) continue;
+        if (!is_unknown_at(m, i) || seen[i]) continue;
         if (listed++ < MAX_LISTED) diag_note(v->span, "`%s` appears in no equation", v->name);
         else more++;
     }
@@ -51,7 +81,7 @@ static bool has_unknown(const FlatModel *m, const FlatEq *q) {
     expr_leaves(m->ctx, q->lhs, EXPR_VAR, &v);
     expr_leaves(m->ctx, q->rhs, EXPR_VAR, &v);
     for (uint32_t i = 0; i < v.len; i++)
-        if (is_unknown(&m->vars.data[v.data[i]->index])) return true;
+        if (is_unknown_at(m, v.data[i]->index)) return true;
     ExprVec d = {0};
     expr_leaves(m->ctx, q->lhs, EXPR_DER, &d);
     expr_leaves(m->ctx, q->rhs, EXPR_DER, &d);
@@ -91,9 +121,20 @@ static void list_extra(const FlatModel *m, uint32_t excess) {
     }
 }
 
+static bool balance_report(const FlatModel *m, Def *d);
+
 bool flat_check_balance(const FlatModel *m, Def *d) {
+    unsigned char *computed = computed_inputs(m);
+    g_computed = computed;
+    bool ok = balance_report(m, d);
+    g_computed = NULL;
+    free(computed);
+    return ok;
+}
+
+static bool balance_report(const FlatModel *m, Def *d) {
     uint32_t neq = 0, nunk = 0;
-    for (uint32_t i = 0; i < m->vars.len; i++) nunk += is_unknown(&m->vars.data[i]);
+    for (uint32_t i = 0; i < m->vars.len; i++) nunk += is_unknown_at(m, i);
     for (uint32_t i = 0; i < m->eqs.len; i++) neq += m->eqs.data[i].kind == FE_NORMAL;
     if (neq == nunk) return true;
     Span at = d ? d->node->span : (Span){0};

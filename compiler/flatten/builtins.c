@@ -3,7 +3,8 @@
  * the scalar math table of compiler/symbolic (applied element-wise),
  * `ifelse`, `clamp` (= min(max(x, lo), hi)), `min`/`max` (two scalars or
  * the reduction of one array), and the array builtins `sum`, `fill`,
- * `zeros`, `ones`, `cross`, `dot`, `length`, `size`, `transpose`, `norm`;
+ * `zeros`, `ones`, `cross`, `dot`, `length`, `size`, `transpose`, `norm`,
+ * `reshape` (column-major, as in Julia);
  * plus the matrix product used by `*` on two arrays.
  */
 #include "flatten_internal.h"
@@ -89,6 +90,37 @@ static bool fill_val(Flattener *F, Inst *scope, AstNode *call, Expr *x, uint32_t
     Val r = val_new(F, (uint8_t)nd, dims);
     for (uint32_t i = 0; i < r.n; i++) r.el[i] = x;
     *out = r;
+    return true;
+}
+
+/* reshape(A, m, n...): Julia's column-major order on both sides */
+static bool tr_reshape(Flattener *F, Inst *scope, AstNode *call, Val *out) {
+    Val a, shape;
+    if (!args_n(call, "reshape", 2, 1 + VAL_MAXD) || !arg_val(F, scope, call, 0, &a)) return false;
+    Val zero = val_scalar(expr_const(F->ctx, 0));
+    if (!fill_val(F, scope, call, zero.s, 1, &shape)) return false;
+    if (shape.n != a.n) {
+        diag_error(call->span, "reshape: %u elements cannot be arranged as %u", a.n, shape.n);
+        return false;
+    }
+    uint32_t src[VAL_MAXD], dst[VAL_MAXD];
+    for (uint32_t i = 0; i < a.n; i++) { /* i = column-major position */
+        uint32_t r = i;
+        for (uint32_t k = 0; k < shape.nd; k++) {
+            dst[k] = r % shape.dims[k];
+            r /= shape.dims[k];
+        }
+        r = i;
+        for (uint32_t k = 0; k < a.nd; k++) {
+            src[k] = r % a.dims[k];
+            r /= a.dims[k];
+        }
+        uint32_t so = 0, d = 0;
+        for (uint32_t k = 0; k < a.nd; k++) so = so * a.dims[k] + src[k];
+        for (uint32_t k = 0; k < shape.nd; k++) d = d * shape.dims[k] + dst[k];
+        shape.el[d] = val_at(&a, a.nd ? so : 0);
+    }
+    *out = shape;
     return true;
 }
 
@@ -226,6 +258,7 @@ static bool tr_array_fn(Flattener *F, Inst *scope, AstNode *call, const char *n,
         }
         return fill_val(F, scope, call, a.s, 1, out);
     }
+    if (!strcmp(n, "reshape")) return tr_reshape(F, scope, call, out);
     if (!strcmp(n, "size")) return args_n(call, n, 1, 2) && arg_val(F, scope, call, 0, &a) && tr_size(F, scope, call, a, out);
     if (!args_n(call, n, !strcmp(n, "cross") || !strcmp(n, "dot") ? 2 : 1, !strcmp(n, "cross") || !strcmp(n, "dot") ? 2 : 1))
         return false;
@@ -248,7 +281,7 @@ static bool tr_array_fn(Flattener *F, Inst *scope, AstNode *call, const char *n,
 
 bool tr_builtin(Flattener *F, Inst *scope, AstNode *call, Sym name, Val *out, bool *handled) {
     static const char *const array_fns[] = {"sum", "fill", "zeros", "ones", "cross", "dot",
-                                            "length", "size", "transpose", "norm"};
+                                            "length", "size", "transpose", "norm", "reshape"};
     *handled = true;
     if (name == F->s_ifelse) return tr_ifelse(F, scope, call, out);
     if (!strcmp(name, "clamp")) return tr_clamp(F, scope, call, out);
