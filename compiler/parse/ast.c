@@ -381,6 +381,8 @@ int block_pop(Parser *p) {
 
 AstNode *def_open(Parser *p, AstKind k, int prefix, Sym name, NList clocks, Span sp) {
     AstNode *n = ast_node(p, k, sp);
+    Sym given = name;
+    if (!name) name = intern(p->in, "?", 1); /* head with a syntax error */
     if (k == AST_FUNCTION) {
         n->func.name = name;
     } else {
@@ -388,7 +390,7 @@ AstNode *def_open(Parser *p, AstKind k, int prefix, Sym name, NList clocks, Span
         n->def.prefix = (DefPrefix)prefix;
         n->def.clock_params = nl_list(clocks);
     }
-    block_push(p, def_what(k), name, sp, n);
+    block_push(p, def_what(k), given, sp, n);
     return n;
 }
 
@@ -603,6 +605,26 @@ AstNode *mk_transition(Parser *p, Sym from, Sym to, AstNode *cond, Span sp) {
     n->transition.to = to;
     n->transition.cond = cond;
     return n;
+}
+
+/* Legacy state machines (LANGUAGE.md 4.12): the block is parsed so that
+ * recovery stays in step, reported once at the outermost `state`, and left
+ * out of the tree. */
+AstNode *state_open(Parser *p, bool initial, Sym name, Span sp) {
+    (void)initial;
+    if (p->state_depth++ == 0)
+        parse_syntax_error(p, sp, "state machines (`state ... end` blocks) are legacy Dyad and "
+                                  "not supported by dyadc; use clocked partitions (`@[clk]`)");
+    AstNode *n = ast_node(p, AST_BRANCH, sp);
+    block_push(p, "state", name, sp, n);
+    return n;
+}
+
+AstNode *state_close(Parser *p, AstNode *head, Span sp) {
+    (void)sp;
+    if (p->state_depth > 0) p->state_depth--;
+    block_close(p, head);
+    return NULL;
 }
 
 void parse_syntax_error(Parser *p, Span sp, const char *msg) {

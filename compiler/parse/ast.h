@@ -108,14 +108,20 @@ typedef struct AstMeta {
 
 /* Comments: leading `#` lines before an item become its `doc_comment`
  * (text without the `#` markers, lines joined with \n); a trailing comment on
- * the same line after the item is `trailing_comment`.  The parser attaches
- * any remaining comments to the nearest following item's `comments_before`. */
+ * the same line after the item is `trailing_comment`.  In a block (definition
+ * with `end`, `for`, `if`, `switch`, `case`, function) a comment on the
+ * opening line is its `head_comment` and comments after its last inner item
+ * are its `end_comment`, so no comment leaves the block it is written in.
+ * The exact rule is in parse.c. */
 typedef struct AstTrivia {
     const char *doc;              /* string docstring, decoded; NULL if none */
     bool doc_triple;              /* docstring was written """...""" */
     const char *doc_comment;      /* preceding # lines; NULL if none */
     const char *trailing_comment; /* `# ...` after the item on its line */
     const char *doc_raw;          /* docstring exactly as written (quotes incl.) */
+    const char *head_comment;     /* blocks: `# ...` after the opening line */
+    const char *end_comment;      /* blocks: # lines after the last inner item,
+                                     before `metadata`/`end` */
 } AstTrivia;
 
 typedef enum {

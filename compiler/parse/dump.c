@@ -65,6 +65,8 @@ static void trivia(Dump *d, int ind, const AstNode *n) {
     text(d, ind, n->trivia.doc_triple ? "doc\"\"\"" : "doc", n->trivia.doc);
     text(d, ind, "doc#", n->trivia.doc_comment);
     text(d, ind, "trailing#", n->trivia.trailing_comment);
+    text(d, ind, "head#", n->trivia.head_comment);
+    text(d, ind, "end#", n->trivia.end_comment);
     static const char *mk[] = {"", "meta", "meta[]", "meta^"};
     if (n->meta.kind == META_LINK) {
         pad(d, ind);

@@ -292,6 +292,18 @@ static void lead(Fmt *f, int ind, const AstNode *n) {
     indent(f, ind);
 }
 
+/* A block's comment on its opening line, then the newline. */
+static void head_nl(Fmt *f, const AstNode *n) {
+    const char *c = n->trivia.head_comment;
+    if (c) fprintf(f->out, c[0] ? " # %s" : " #", c);
+    put(f, "\n");
+}
+
+/* A block's comments after its last inner item, before `metadata`/`end`. */
+static void end_comments(Fmt *f, int ind, const AstNode *n) {
+    comment_lines(f, ind, n->trivia.end_comment);
+}
+
 static void meta(Fmt *f, const AstMeta *m) {
     switch (m->kind) {
     case META_NONE: break;
@@ -410,8 +422,9 @@ static void rel(Fmt *f, int ind, const AstNode *n) {
         labelled(f, n->for_.label);
         put(f, "for ");
         iters(f, n->for_.iters);
-        put(f, "\n");
+        head_nl(f, n);
         body(f, ind + 1, n->for_.body);
+        end_comments(f, ind + 1, n);
         indent(f, ind);
         put(f, "end");
         break;
@@ -426,9 +439,11 @@ static void rel(Fmt *f, int ind, const AstNode *n) {
             } else {
                 put(f, "else");
             }
-            put(f, "\n");
+            if (i == 0) head_nl(f, n);
+            else put(f, "\n");
             body(f, ind + 1, b->branch.body);
         }
+        end_comments(f, ind + 1, n);
         indent(f, ind);
         put(f, "end");
         break;
@@ -436,17 +451,20 @@ static void rel(Fmt *f, int ind, const AstNode *n) {
         labelled(f, n->switch_.label);
         put(f, "switch ");
         expr(f, n->switch_.subject, L_TOP);
-        put(f, "\n");
+        head_nl(f, n);
         for (uint32_t i = 0; i < n->switch_.cases.len; i++) {
             const AstNode *c = n->switch_.cases.items[i];
             lead(f, ind + 1, c);
-            if (c->branch.name) fprintf(f->out, "case %s\n", c->branch.name);
-            else put(f, "default\n");
+            if (c->branch.name) fprintf(f->out, "case %s", c->branch.name);
+            else put(f, "default");
+            head_nl(f, c);
             body(f, ind + 2, c->branch.body);
+            end_comments(f, ind + 2, c);
             indent(f, ind + 1);
             put(f, "end");
             tail(f, c);
         }
+        end_comments(f, ind + 1, n);
         indent(f, ind);
         put(f, "end");
         break;
@@ -497,13 +515,14 @@ static void def(Fmt *f, const AstNode *n) {
         tail(f, n);
         return;
     }
-    put(f, "\n");
+    head_nl(f, n);
     for (uint32_t i = 0; i < n->def.extends.len; i++) body_item(f, 1, n->def.extends.items[i]);
     for (uint32_t i = 0; i < n->def.decls.len; i++) body_item(f, 1, n->def.decls.items[i]);
     if (n->def.has_relations) {
         put(f, "relations\n");
         rels(f, 1, n->def.relations);
     }
+    end_comments(f, 1, n);
     def_meta(f, 0, &n->meta);
     put(f, "end");
     tail(f, n);
@@ -552,7 +571,7 @@ static void item(Fmt *f, const AstNode *n) {
         put(f, ")::");
         expr(f, n->func.result, L_TOP);
         dims(f, n->func.result_dims);
-        put(f, "\n");
+        head_nl(f, n);
         for (uint32_t i = 0; i < n->func.body.len; i++) {
             const AstNode *s = n->func.body.items[i];
             lead(f, 1, s);
@@ -561,6 +580,7 @@ static void item(Fmt *f, const AstNode *n) {
             else expr(f, s->fstmt.value, L_TOP);
             tail(f, s);
         }
+        end_comments(f, 1, n);
         put(f, "end");
         tail(f, n);
         break;

@@ -5,10 +5,14 @@
  * Comment attachment rule (deterministic, so the formatter round-trips):
  *   - a comment with code before it on its line is the `trailing_comment` of
  *     the item that ends last before it on that line;
+ *   - else, a comment on the opening line of a block (definition closed by
+ *     `end`, `for`, `if`, `switch`, `case`, function) is its `head_comment`;
  *   - every other comment joins the `doc_comment` of the next item that
- *     starts after it (items: definitions, declarations, relations, enum
- *     cases, switch cases, function statements), or the file's trailing
- *     comments when no item follows.
+ *     starts after it inside the innermost enclosing block (items:
+ *     definitions, declarations, relations, enum cases, switch cases,
+ *     function statements); with no such item it is the block's
+ *     `end_comment` (printed before `metadata`/`end`), or at top level the
+ *     file's trailing comments.  So a comment never leaves its block.
  * Also: number values (SI prefixes) and string decoding used by the lexer
  * and the constructors.
  */
@@ -203,24 +207,75 @@ static AstNode *next_item(Ent *los, uint32_t n, uint32_t at) {
     return lo < n ? los[lo].n : NULL;
 }
 
+/* Items closed by `end`: they keep the comments written inside them. */
+static bool is_block(const AstNode *n) {
+    switch (n->kind) {
+    case AST_COMPONENT: case AST_ANALYSIS: case AST_STRUCT: return true;
+    case AST_CONNECTOR: return n->def.alias == NULL;
+    case AST_FUNCTION: case AST_FOR: case AST_IF: case AST_SWITCH: return true;
+    case AST_BRANCH: return true; /* a `case`/`default` clause (items only) */
+    default: return false;
+    }
+}
+
+/* Items containing offset `at`, innermost on top: a sweep over the items in
+ * start order (they nest properly) while comments come in source order. */
+typedef struct Sweep {
+    Ent *los;
+    uint32_t n, next;
+    AstNode **stack;
+    uint32_t depth;
+} Sweep;
+
+static AstNode *enclosing_block(Sweep *s, uint32_t at) {
+    while (s->next < s->n && s->los[s->next].n->span.lo <= at) {
+        AstNode *it = s->los[s->next++].n;
+        while (s->depth && s->stack[s->depth - 1]->span.hi <= it->span.lo) s->depth--;
+        s->stack[s->depth++] = it;
+    }
+    while (s->depth && s->stack[s->depth - 1]->span.hi <= at) s->depth--;
+    for (uint32_t i = s->depth; i-- > 0;)
+        if (is_block(s->stack[i]) && s->stack[i]->span.hi > at) return s->stack[i];
+    return NULL;
+}
+
+/* One comment: trailing comment of the item ending before it on its line;
+ * else head comment of the block whose opening line it is on; else doc
+ * comment of the next item inside the same block; else end comment of that
+ * block; at top level, the file's trailing comments. */
+static void attach_one(Parser *p, AstFile *f, Ent *los, Ent *his, uint32_t n,
+                       Sweep *sw, Comment *c) {
+    const char *text = comment_text(p, c->span);
+    AstNode *block = enclosing_block(sw, c->span.lo);
+    AstNode *owner = c->own_line ? NULL : trailing_owner(p, his, n, c->span.lo);
+    if (owner && !owner->trivia.trailing_comment) {
+        owner->trivia.trailing_comment = text;
+        return;
+    }
+    if (!c->own_line && block && !block->trivia.head_comment &&
+        same_line(p, block->span.lo, c->span.lo)) {
+        block->trivia.head_comment = text;
+        return;
+    }
+    AstNode *next = next_item(los, n, c->span.lo);
+    if (next && (!block || next->span.lo < block->span.hi))
+        next->trivia.doc_comment = join(p, next->trivia.doc_comment, text);
+    else if (block)
+        block->trivia.end_comment = join(p, block->trivia.end_comment, text);
+    else
+        f->trailing.doc_comment = join(p, f->trailing.doc_comment, text);
+}
+
 static void attach_comments(Parser *p, AstFile *f) {
     uint32_t n = p->items.len;
+    if (p->comments.len == 0) return;
     Ent *los = ARENA_ARRAY(p->arena, Ent, n + 1), *his = ARENA_ARRAY(p->arena, Ent, n + 1);
     for (uint32_t i = 0; i < n; i++) los[i] = his[i] = (Ent){p->items.data[i], i};
     qsort(los, n, sizeof *los, by_lo);
     qsort(his, n, sizeof *his, by_hi);
-    for (uint32_t i = 0; i < p->comments.len; i++) {
-        Comment *c = &p->comments.data[i];
-        const char *text = comment_text(p, c->span);
-        AstNode *owner = c->own_line ? NULL : trailing_owner(p, his, n, c->span.lo);
-        if (owner && !owner->trivia.trailing_comment) {
-            owner->trivia.trailing_comment = text;
-            continue;
-        }
-        AstNode *next = next_item(los, n, c->span.lo);
-        if (next) next->trivia.doc_comment = join(p, next->trivia.doc_comment, text);
-        else f->trailing.doc_comment = join(p, f->trailing.doc_comment, text);
-    }
+    Sweep sw = {los, n, 0, ARENA_ARRAY(p->arena, AstNode *, n + 1), 0};
+    for (uint32_t i = 0; i < p->comments.len; i++)
+        attach_one(p, f, los, his, n, &sw, &p->comments.data[i]);
 }
 
 /* ---------- entry point ---------- */

@@ -51,6 +51,7 @@ typedef struct Parser {
     Span pending_span;
     bool last_synthetic;      /* last token returned was a synthetic `end` */
     bool deep_reported;       /* "nesting too deep" already reported */
+    int state_depth;          /* open legacy `state` blocks */
     unsigned nerrors;
     /* lexer position state */
     uint32_t off;             /* byte offset of the next unread byte */
@@ -61,6 +62,11 @@ typedef struct Parser {
     int meta_kind;            /* token to return for the blob */
     bool nl;                  /* a newline since the last token */
     bool line_has_code;       /* a token already on the current line */
+    bool tok_first;           /* the last token was the first on its line */
+    bool skip_line;           /* after an error: drop the rest of the line */
+    bool held;                /* held_tok is the next token (read while skipping) */
+    int held_tok;
+    Span held_span;
 } Parser;
 
 /* ---- lexer side (lexer.l) ---- */
@@ -150,5 +156,7 @@ AstNode *mk_switch(Parser *p, AstNode *head, NList cases, Span sp);
 AstNode *mk_case(Parser *p, AstNode *head, NList body, Span sp);
 AstNode *mk_transition(Parser *p, Sym from, Sym to, AstNode *cond, Span sp);
 AstNode *item_add(Parser *p, AstNode *n);
+AstNode *state_open(Parser *p, bool initial, Sym name, Span sp);
+AstNode *state_close(Parser *p, AstNode *head, Span sp);
 
 #endif

@@ -21,6 +21,7 @@
 %define api.location.type {Span}
 %define parse.error custom
 %define lr.type ielr
+%define parse.lac full
 %locations
 %expect 0
 %parse-param {Parser *p} {void *scanner}
@@ -73,6 +74,7 @@ static void yyerror(Span *loc, Parser *p, void *scanner, const char *msg);
 %token NUMBER "number" STRING "string"
 %token TK_META_OBJ "metadata `{...}`" TK_META_BRK "metadata `[{...}]`" TK_META_LINK "metadata link `{^...}`"
 %token END_IDX "`end` (in an index)" LPAREN_NL "`(`" LBRACK_NL "`[`"
+%token SYNC "start of the next line" /* after an error: the skipped line ended */
 %token ANALYSIS "`analysis`" ANALYSIS_POINT "`analysis_point`" AND "`and`"
 %token ASSERT "`assert`" CASE "`case`" COMPONENT "`component`" CONNECT "`connect`"
 %token CONNECTOR "`connector`" CONSTANT "`constant`" CONTINUITY "`continuity`"
@@ -82,7 +84,7 @@ static void yyerror(Span *loc, Parser *p, void *scanner, const char *msg);
 %token GUESS "`guess`" IF "`if`" IN "`in`" KW_INITIAL "`initial`" INPUT "`input`"
 %token METADATA "`metadata`" MISSING "`missing`" OR "`or`" OUTPUT "`output`"
 %token PARAMETER "`parameter`" PARTIAL "`partial`" PATH "`path`" POTENTIAL "`potential`"
-%token RELATIONS "`relations`" STREAM "`stream`" STRUCT "`struct`"
+%token RELATIONS "`relations`" STREAM "`stream`" STRUCT "`struct`" NOT "`not`" STATE "`state`"
 %token STRUCTURAL "`structural`" SWITCH "`switch`" TEST "`test`" THEN "`then`"
 %token TRANSITION "`transition`" TRUE "`true`" TYPE "`type`" USING "`using`"
 %token VARIABLE "`variable`"
@@ -90,10 +92,11 @@ static void yyerror(Span *loc, Parser *p, void *scanner, const char *msg);
 %token EADD "`.+`" ESUB "`.-`" EMUL "`.*`" EDIV "`./`" EMOD "`.%`" EPOW "`.^`"
 
 %precedence LOWEST
+%precedence KW_INITIAL  /* `= v initial w` wins over a legacy `initial state` block */
 %precedence ':'
 %left OR
 %left AND
-%precedence '!'
+%precedence '!' NOT
 %nonassoc '<' LE '>' GE EQEQ NE
 %left '+' '-' EADD ESUB
 %precedence UMINUS
@@ -105,7 +108,7 @@ static void yyerror(Span *loc, Parser *p, void *scanner, const char *msg);
 %type <node> comp_head conn_head struct_head func_head body_item decl_item decl inst extends
 %type <node> field field0 ecase ecase1 usym fstmt inst_value type_ref functype cparam
 %type <node> rel_item relation rel_body eq for_rel if_rel switch_rel case_item case_head
-%type <node> if_head for_head switch_head else_opt cond_opt
+%type <node> if_head for_head switch_head else_opt cond_opt state_block state_head
 %type <node> mod expr oexpr eq_lhs ifexpr elif_chain postfix atom sub arg iter dim
 %type <list> body rel_list sfields case_list cases elifs clock_params_opt cparam_list
 %type <list> expr_list subs args_opt arg_list iter_list dim_list field_list
@@ -129,6 +132,7 @@ file
     | file STRING def               { top_add(p, with_doc(p, $3, @2)); }
     | file ';'
     | file error
+    | file error SYNC               { yyerrok; }
     ;
 
 def : component | connector | struct_def | enum_def | typedef | using_def | function_def ;
@@ -147,6 +151,8 @@ comp_head
     : comp_prefix COMPONENT name clock_params_opt
                                     { $$ = def_open(p, AST_COMPONENT, $1, $3, $4, @2); }
     | comp_prefix ANALYSIS name     { $$ = def_open(p, AST_ANALYSIS, $1, $3, nl_empty(), @2); }
+    | comp_prefix COMPONENT error   { $$ = def_open(p, AST_COMPONENT, $1, NULL, nl_empty(), @2); }
+    | comp_prefix ANALYSIS error    { $$ = def_open(p, AST_ANALYSIS, $1, NULL, nl_empty(), @2); }
     ;
 
 component
@@ -178,11 +184,30 @@ body
     | body body_item                { $$ = nl_push(p, $1, $2); }
     | body ';'                      { $$ = $1; }
     | body error                    { $$ = $1; }
+    | body error SYNC               { $$ = $1; yyerrok; }
     ;
 
 body_item
     : decl_item                     { $$ = item_add(p, $1); }
     | STRING decl_item              { $$ = item_add(p, with_doc(p, $2, @1)); }
+    | state_block                   { $$ = $1; }
+    ;
+
+/* ---- state machines (4.12, legacy): parsed, then rejected ---- */
+
+state_block
+    : state_head body state_rels END
+                                    { $$ = state_close(p, $1, @$); }
+    ;
+
+state_head
+    : STATE name                    { $$ = state_open(p, false, $2, @$); }
+    | KW_INITIAL STATE name         { $$ = state_open(p, true, $3, @$); }
+    ;
+
+state_rels
+    : %empty
+    | RELATIONS rel_list
     ;
 
 decl_item : decl | inst | extends ;
@@ -264,7 +289,7 @@ value_opt
     ;
 
 dvalue
-    : expr                          { $$.v = $1; $$.init = NULL; $$.has = false; }
+    : expr %prec LOWEST             { $$.v = $1; $$.init = NULL; $$.has = false; }
     | expr KW_INITIAL expr             { $$.v = $1; $$.init = $3; $$.has = true; }
     | KW_INITIAL expr                  { $$.v = NULL; $$.init = $2; $$.has = true; }
     ;
@@ -311,6 +336,7 @@ name
     | EXAMPLE                       { $$ = sym_of(p, @1); }
     | EXTERNAL                      { $$ = sym_of(p, @1); }
     | PARTIAL                       { $$ = sym_of(p, @1); }
+    | STATE                         { $$ = sym_of(p, @1); }
     ;
 
 /* ---- modifications (3.4) ---- */
@@ -389,6 +415,7 @@ sfields
     | sfields STRING field          { $$ = nl_push(p, $1, item_add(p, with_doc(p, $3, @2))); }
     | sfields ';'                   { $$ = $1; }
     | sfields error                 { $$ = $1; }
+    | sfields error SYNC            { $$ = $1; yyerrok; }
     ;
 
 field
@@ -501,6 +528,7 @@ fbody
     | fbody fstmt                   { $$ = nl_push(p, $1, item_add(p, $2)); }
     | fbody ';'                     { $$ = $1; }
     | fbody error                   { $$ = $1; }
+    | fbody error SYNC              { $$ = $1; yyerrok; }
     ;
 
 fstmt
@@ -515,6 +543,7 @@ rel_list
     | rel_list rel_item             { $$ = nl_push(p, $1, $2); }
     | rel_list ';'                  { $$ = $1; }
     | rel_list error                { $$ = $1; }
+    | rel_list error SYNC           { $$ = $1; yyerrok; }
     ;
 
 rel_item
@@ -562,10 +591,12 @@ for_head
 for_rel
     : for_head iter_list rel_list END
                                     { $$ = mk_for(p, $1, $2, $3, @$); }
+    | for_head error rel_list END   { $$ = mk_for(p, $1, nl_empty(), $3, @$); }
     ;
 
 if_head
     : IF expr %prec LOWEST          { $$ = block_open(p, AST_IF, "`if`", $2, @1); }
+    | IF error                      { $$ = block_open(p, AST_IF, "`if`", NULL, @1); }
     ;
 
 if_rel
@@ -585,6 +616,7 @@ else_opt
 
 switch_head
     : SWITCH expr                   { $$ = block_open(p, AST_SWITCH, "`switch`", $2, @1); }
+    | SWITCH error                  { $$ = block_open(p, AST_SWITCH, "`switch`", NULL, @1); }
     ;
 
 switch_rel
@@ -642,6 +674,7 @@ oexpr
     : oexpr OR oexpr                { $$ = mk_binary(p, OP_OR, $1, $3, @$); }
     | oexpr AND oexpr               { $$ = mk_binary(p, OP_AND, $1, $3, @$); }
     | '!' oexpr                     { $$ = mk_unary(p, OP_NOT, $2, @$); }
+    | NOT oexpr                     { $$ = mk_unary(p, OP_NOT, $2, @$); }
     | oexpr '<' oexpr               { $$ = mk_binary(p, OP_LT, $1, $3, @$); }
     | oexpr LE oexpr                { $$ = mk_binary(p, OP_LE, $1, $3, @$); }
     | oexpr '>' oexpr               { $$ = mk_binary(p, OP_GT, $1, $3, @$); }
@@ -754,40 +787,108 @@ static const char *tok_display(yysymbol_kind_t s, char *buf, size_t n) {
     return buf;
 }
 
+/* The symbol of a one-character token such as `=` (bison numbers them). */
+static bool is_char(yysymbol_kind_t s, char c) {
+    const char *name = yysymbol_name(s);
+    return name[0] == '\'' && name[1] == c && name[2] == '\'' && !name[3];
+}
+
+static bool expects_char(const yysymbol_kind_t *exp, int n, char c) {
+    for (int i = 0; i < n; i++)
+        if (is_char(exp[i], c)) return true;
+    return false;
+}
+
 static bool expects(const yysymbol_kind_t *exp, int n, yysymbol_kind_t s) {
     for (int i = 0; i < n; i++)
         if (exp[i] == s) return true;
     return false;
 }
 
+/* What the parser wanted, in a modeler's words, when the expected-token set
+ * is too large to list; NULL when no summary fits. */
+static const char *expected_words(const yysymbol_kind_t *exp, int n) {
+    if (expects(exp, n, YYSYMBOL_COMPONENT) && expects(exp, n, YYSYMBOL_CONNECTOR))
+        return "a definition (`component`, `connector`, `type`, ...)";
+    if (expects(exp, n, YYSYMBOL_PARAMETER))
+        return "a declaration, `relations` or `end`";
+    if (expects(exp, n, YYSYMBOL_CONNECT))
+        return expects(exp, n, YYSYMBOL_END) ? "a relation or `end`" : "a relation";
+    if (expects(exp, n, YYSYMBOL_NUMBER))
+        return "an expression";
+    if (expects(exp, n, YYSYMBOL_IDENT))
+        return "a name";
+    return NULL;
+}
+
+/* The offending token: keywords and punctuation by spelling, names and
+ * numbers with their text. */
+static void bad_token(Parser *p, yysymbol_kind_t bad, Span at, char *buf, size_t n) {
+    uint32_t len = at.hi - at.lo;
+    const char *t = p->src->text + at.lo;
+    if (bad == YYSYMBOL_YYEOF)
+        snprintf(buf, n, "end of file");
+    else if (bad == YYSYMBOL_IDENT && len <= 40)
+        snprintf(buf, n, "name `%.*s`", (int)len, t);
+    else if (bad == YYSYMBOL_NUMBER && len <= 40)
+        snprintf(buf, n, "number `%.*s`", (int)len, t);
+    else
+        tok_display(bad, buf, n);
+}
+
+/* Tokens that continue an expression (binary operators, postfix forms). */
+static bool is_operator(yysymbol_kind_t s) {
+    const char *name = yysymbol_name(s);
+    if (name[0] == '\'' && name[2] == '\'') return strchr("+-*/%^<>.([@?:", name[1]) != NULL;
+    return s == YYSYMBOL_LE || s == YYSYMBOL_GE || s == YYSYMBOL_EQEQ || s == YYSYMBOL_NE ||
+           s == YYSYMBOL_AND || s == YYSYMBOL_OR || s == YYSYMBOL_EADD || s == YYSYMBOL_ESUB ||
+           s == YYSYMBOL_EMUL || s == YYSYMBOL_EDIV || s == YYSYMBOL_EMOD || s == YYSYMBOL_EPOW;
+}
+
+/* "an operator, `,` or `)`": an expression could continue, or these close it. */
+static bool operator_or(const yysymbol_kind_t *exp, int n, char *out, size_t cap) {
+    if (!expects_char(exp, n, '+')) return false;
+    yysymbol_kind_t rest[8];
+    int k = 0;
+    for (int i = 0; i < n; i++) {
+        if (is_operator(exp[i])) continue;
+        if (k == 3) return false;
+        rest[k++] = exp[i];
+    }
+    int w = snprintf(out, cap, "an operator");
+    char b[64];
+    for (int i = 0; i < k && w < (int)cap - 64; i++)
+        w += snprintf(out + w, cap - (size_t)w, "%s%s", i == k - 1 ? " or " : ", ",
+                      tok_display(rest[i], b, sizeof b));
+    return true;
+}
+
 static int yyreport_syntax_error(const yypcontext_t *ctx, Parser *p, void *scanner) {
     (void)scanner;
     if (p->last_synthetic) return 0; /* "expected `end` ..." already said */
+    p->skip_line = !p->tok_first;    /* recover at the next line (lexer.l) */
     yysymbol_kind_t exp[YYNTOKENS];
     int nexp = yypcontext_expected_tokens(ctx, exp, YYNTOKENS);
     yysymbol_kind_t bad = yypcontext_token(ctx);
-    char what[160], msg[512], b[64];
-    tok_display(bad, what, sizeof what);
+    const Span *at = yypcontext_location(ctx);
+    char what[160], msg[512], b[160];
+    bad_token(p, bad, *at, what, sizeof what);
     int n = snprintf(msg, sizeof msg, "unexpected %s", what);
-    if (bad == YYSYMBOL_YYEOF) n = snprintf(msg, sizeof msg, "unexpected end of file");
     if (nexp > 0 && nexp <= 4) {
         n += snprintf(msg + n, sizeof msg - (size_t)n, "; expected ");
         for (int i = 0; i < nexp && n < (int)sizeof msg - 80; i++)
             n += snprintf(msg + n, sizeof msg - (size_t)n, "%s%s",
                           i == 0 ? "" : i == nexp - 1 ? " or " : ", ",
                           tok_display(exp[i], b, sizeof b));
-    } else if (strcmp(yysymbol_name(bad), "'='") == 0) {
-        snprintf(msg + n, sizeof msg - (size_t)n, " in expression");
-    } else if (expects(exp, nexp, YYSYMBOL_COMPONENT) && expects(exp, nexp, YYSYMBOL_CONNECTOR)) {
-        snprintf(msg + n, sizeof msg - (size_t)n, "; expected a definition "
-                 "(`component`, `connector`, `type`, ...)");
-    } else if (expects(exp, nexp, YYSYMBOL_NUMBER) && !expects(exp, nexp, YYSYMBOL_END)) {
-        snprintf(msg + n, sizeof msg - (size_t)n, "; expected an expression");
-    } else if (expects(exp, nexp, YYSYMBOL_PARAMETER)) {
-        snprintf(msg + n, sizeof msg - (size_t)n, "; expected a declaration, `relations` or `end`");
-    } else if (expects(exp, nexp, YYSYMBOL_CONNECT)) {
-        snprintf(msg + n, sizeof msg - (size_t)n, "; expected a relation or `end`");
+    } else if (is_char(bad, '=') && expects(exp, nexp, YYSYMBOL_CONNECT)) {
+        snprintf(msg + n, sizeof msg - (size_t)n, ": an equation has one `=` (compare with `==`)");
+    } else if (expected_words(exp, nexp) && expects_char(exp, nexp, ')')) {
+        snprintf(msg + n, sizeof msg - (size_t)n, "; expected %s or `)`", expected_words(exp, nexp));
+    } else if (expected_words(exp, nexp)) {
+        snprintf(msg + n, sizeof msg - (size_t)n, "; expected %s", expected_words(exp, nexp));
+    } else if (operator_or(exp, nexp, b, sizeof b)) {
+        snprintf(msg + n, sizeof msg - (size_t)n, "; expected %s", b);
     }
-    parse_syntax_error(p, *yypcontext_location(ctx), msg);
+    parse_syntax_error(p, *at, msg);
     return 0;
 }
