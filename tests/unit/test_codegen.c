@@ -403,6 +403,10 @@ START_TEST(test_asserts_and_init) {
     s->init_target_kind[0] = EXPR_Y;
     s->init_target_kind[1] = EXPR_P;
     s->init_target_index[1] = 1;
+    /* ABI 2: equation texts and y0's `initial` relation (row 0, held by z0) */
+    s->init_eq_names = names(t, "eq", 2);
+    static int32_t initial_row[1] = {0};
+    s->initial_row = initial_row;
     CgOptions o;
     cg_options_init(&o);
     o.chunk_nodes = 2;
@@ -434,6 +438,9 @@ START_TEST(test_asserts_and_init) {
     ck_assert_int_eq(m->init_colptr[2], 3);
     ck_assert_str_eq(m->init_names[1], "z1");
     ck_assert_str_eq(m->assert_messages[1], "msg1");
+    ck_assert_str_eq(m->init_eq_names[1], "eq1");
+    ck_assert_int_eq(m->initial_row[0], 0);
+    ck_assert_int_eq(m->initial_z[0], 0);
     cg_jit_free(j);
     ts_free(t);
 }
@@ -475,6 +482,9 @@ START_TEST(test_descriptor_layout) {
     ck_assert_int_eq(m->init_n, 0);
     ck_assert_ptr_null(m->init_residual);
     ck_assert_ptr_null(m->init_finish);
+    ck_assert_ptr_null(m->init_eq_names);
+    ck_assert_ptr_null(m->initial_row);
+    ck_assert_ptr_null(m->initial_z);
     ck_assert_double_eq(m->defaults.stop, 1.0);
     ck_assert_double_eq(m->defaults.interval, 0.125);
     ck_assert_double_eq(m->defaults.rtol, 1e-6);
