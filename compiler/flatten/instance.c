@@ -128,7 +128,37 @@ static Elem *elem_new(Flattener *F, ElemKind k, Sym name, AstNode *decl) {
     return e;
 }
 
+static Def *struct_def(Flattener *F, Library *lib, AstNode *type) {
+    if (!type || type->kind != AST_TYPE) return NULL;
+    Def *d = sema_try_lookup(F->prog, lib, &type->type.name);
+    return d && d->node->kind == AST_STRUCT ? d : NULL;
+}
+
+/* `parameter g::Geometry = Geometry(length = 2)`: an instance of the struct
+ * whose fields take the declaration's kind; the constructor's arguments are
+ * modifications of the fields */
+static Elem *struct_elem(Flattener *F, Inst *inst, AstNode *decl, Def *sd) {
+    Elem *e = elem_new(F, ELEM_INST, decl->decl.name, decl);
+    e->def = sd;
+    e->vkind = decl->decl.kind;
+    e->is_structural = decl->decl.is_structural;
+    e->value.is_final = decl->decl.is_final;
+    AstNode *v = decl->decl.value;
+    if (decl->decl.dims.len) diag_error(decl->span, "arrays of structs are not supported yet");
+    if (v && (v->kind == AST_CALL || v->kind == AST_IDENT || v->kind == AST_FIELD)) {
+        AstNode *t = call_as_type(F, v);
+        Def *d = t ? sema_try_lookup(F->prog, inst->def->lib, &t->type.name) : NULL;
+        if (d != sd) diag_error(v->span, "`%s` needs a `%s(...)` value", decl->decl.name, sd->name);
+        else add_mods(F, &e->mods, t, inst, NULL);
+    } else if (v) {
+        diag_error(v->span, "`%s` needs a `%s(...)` value", decl->decl.name, sd->name);
+    }
+    return e;
+}
+
 static Elem *var_elem(Flattener *F, Inst *inst, AstNode *decl) {
+    Def *sd = struct_def(F, inst->def->lib, decl->decl.type);
+    if (sd) return struct_elem(F, inst, decl, sd);
     Elem *e = elem_new(F, ELEM_VAR, decl->decl.name, decl);
     e->vkind = decl->decl.kind;
     e->is_structural = decl->decl.is_structural;
@@ -160,7 +190,7 @@ static Elem *scalar_conn_elem(Flattener *F, Inst *inst, AstNode *decl, AstNode *
 static Def *lookup_component(Flattener *F, Library *lib, AstNode *t) {
     Def *d = sema_lookup(F->prog, lib, &t->type.name);
     if (!d) return NULL;
-    if (d->node->kind != AST_COMPONENT && d->node->kind != AST_CONNECTOR) {
+    if (d->node->kind != AST_COMPONENT && d->node->kind != AST_CONNECTOR && d->node->kind != AST_STRUCT) {
         diag_error(t->span, "`%s` is not a component or connector", d->qname);
         return NULL;
     }
@@ -456,7 +486,7 @@ static Inst *new_child(Flattener *F, Inst *inst, Elem *e, const char *path, Env 
     c->env = env;
     c->elem = e;
     c->is_connector = e->def->node->kind == AST_CONNECTOR;
-    if (e->def->node->def.prefix == DEF_PARTIAL)
+    if (e->def->node->kind != AST_STRUCT && e->def->node->def.prefix == DEF_PARTIAL)
         diag_error(e->decl->span, "`%s` is a partial component and cannot be instantiated", e->def->qname);
     build(F, c, mods, depth + 1);
     return c;
@@ -523,6 +553,15 @@ static void build(Flattener *F, Inst *inst, PendingVec *mods, int depth) {
     }
     DefStack st = {{0}, 0};
     collect(F, inst, inst->def, &st);
+    if (inst->def->node->kind == AST_STRUCT && inst->elem)
+        for (uint32_t i = 0; i < inst->elems.len; i++) {
+            Elem *f = inst->elems.data[i];
+            f->vkind = inst->elem->vkind == VAR_FIELD ? VAR_VARIABLE : inst->elem->vkind;
+            if (f->kind != ELEM_VAR) continue;
+            f->is_structural = inst->elem->is_structural;
+            if (inst->elem->value.is_final) f->value.is_final = true;
+            if (f->vkind == VAR_VARIABLE) f->value.expr = NULL; /* field defaults are for values */
+        }
     for (uint32_t i = 0; mods && i < mods->len; i++)
         apply_mod(F, inst, mods->data[i].mod, mods->data[i].scope, mods->data[i].env);
     if (!inst->is_analysis) elaborate_children(F, inst, depth);

@@ -382,6 +382,74 @@ static bool var_value(Flattener *F, Ref *r, bool whole, Val *out, AstNode *e) {
     return true;
 }
 
+/* a struct value is the vector of its scalar fields, in declaration order
+ * (nested structs flattened): equations between structs are field-wise */
+static bool struct_fields(Flattener *F, Inst *si, AstNode *e, ExprPtrVec *acc) {
+    for (uint32_t i = 0; i < si->elems.len; i++) {
+        Elem *f = si->elems.data[i];
+        if (f->kind == ELEM_INST) {
+            if (!f->child || !struct_fields(F, f->child, e, acc)) return false;
+            continue;
+        }
+        Ref r = {f, 0, f->n, NULL, NULL};
+        Val v;
+        if (!var_value(F, &r, true, &v, e)) return false;
+        for (uint32_t k = 0; k < v.n; k++) vec_push(F->arena, acc, val_at(&v, k));
+    }
+    return true;
+}
+
+static bool struct_value(Flattener *F, Inst *si, AstNode *e, Val *out) {
+    ExprPtrVec acc = {0};
+    if (!struct_fields(F, si, e, &acc)) return false;
+    uint32_t n = acc.len;
+    Val r = val_new(F, 1, &n);
+    for (uint32_t i = 0; i < n; i++) r.el[i] = acc.data[i];
+    *out = r;
+    return true;
+}
+
+/* `Point(x = 1, y = 2)` in an expression: the field values in declaration
+ * order (defaults for fields not given) */
+static bool tr_constructor(Flattener *F, Inst *scope, AstNode *call, Def *sd, Val *out) {
+    AstList *fields = &sd->node->def.decls;
+    ExprPtrVec acc = {0};
+    for (uint32_t i = 0; i < call->call.args.len; i++) {
+        AstNode *a = call->call.args.items[i];
+        uint32_t k = 0;
+        while (k < fields->len && fields->items[k]->decl.name != a->arg.name) k++;
+        if (!a->arg.name || k == fields->len) {
+            diag_error(a->span, "`%s` has no field `%s`; give fields by name", sd->name, a->arg.name ? a->arg.name : "?");
+            return false;
+        }
+    }
+    for (uint32_t k = 0; k < fields->len; k++) {
+        AstNode *fd = fields->items[k], *x = fd->decl.value;
+        Inst *xs = NULL;
+        for (uint32_t i = 0; i < call->call.args.len; i++)
+            if (call->call.args.items[i]->arg.name == fd->decl.name) {
+                x = call->call.args.items[i]->arg.value;
+                xs = scope;
+            }
+        if (!x) {
+            diag_error(call->span, "`%s(...)` needs a value for field `%s`", sd->name, fd->decl.name);
+            return false;
+        }
+        Val v;
+        Env *save = F->env;
+        if (!xs) F->env = NULL;
+        bool ok = tr_val(F, xs, x, &v);
+        F->env = save;
+        if (!ok) return false;
+        for (uint32_t i = 0; i < v.n; i++) vec_push(F->arena, &acc, val_at(&v, i));
+    }
+    uint32_t n = acc.len;
+    Val r = val_new(F, 1, &n);
+    for (uint32_t i = 0; i < n; i++) r.el[i] = acc.data[i];
+    *out = r;
+    return true;
+}
+
 static bool tr_name(Flattener *F, Inst *scope, AstNode *e, Val *out) {
     if (e->kind == AST_IDENT) {
         Env *v = env_find(F->env, e->ident.name);
@@ -432,6 +500,7 @@ static bool tr_name(Flattener *F, Inst *scope, AstNode *e, Val *out) {
     }
     Ref r;
     if (!resolve_ref(F, scope, e, true, &r)) return false;
+    if (r.inst && r.inst->def->node->kind == AST_STRUCT) return struct_value(F, r.inst, e, out);
     if (!r.var) {
         diag_error(e->span, "`%s` is a component, not a value", r.inst ? r.inst->path : r.arr->name);
         return false;
@@ -768,6 +837,7 @@ static bool tr_call(Flattener *F, Inst *scope, AstNode *e, Val *out) {
         return tr_instream(F, scope, e, name[0] == 'a', out);
     Def *d = callee_def(F, scope, callee);
     if (d && d->node->kind == AST_FUNCTION) return tr_function_call(F, scope, e, d, out);
+    if (d && d->node->kind == AST_STRUCT) return tr_constructor(F, scope, e, d, out);
     if (callee->kind == AST_FIELD && e->call.args.len == 0) {
         int k = enum_value(F, scope, callee);
         if (k < 0) return false;
