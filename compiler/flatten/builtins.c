@@ -85,9 +85,17 @@ static bool fill_val(Flattener *F, Inst *scope, AstNode *call, Expr *x, uint32_t
             diag_error(call->call.args.items[first + k]->span, "a size cannot be negative");
             return false;
         }
+        if (n > 100000000) {
+            diag_error(call->call.args.items[first + k]->span, "at most 10^8 elements are supported");
+            return false;
+        }
         dims[k] = (uint32_t)n;
     }
     Val r = val_new(F, (uint8_t)nd, dims);
+    if (r.n > 100000000u) {
+        diag_error(call->span, "at most 10^8 elements are supported");
+        return false;
+    }
     for (uint32_t i = 0; i < r.n; i++) r.el[i] = x;
     *out = r;
     return true;

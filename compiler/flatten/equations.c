@@ -217,8 +217,11 @@ static void tr_equation(Flattener *F, Inst *inst, AstNode *r) {
 }
 
 static void tr_assert(Flattener *F, Inst *inst, AstNode *r) {
+    if (!r->assert_.cond) return; /* a syntax error, already reported */
     Expr *c = tr_expr(F, inst, r->assert_.cond);
-    if (c) vec_push(F->arena, &F->m->asserts, ((FlatAssert){c, r->assert_.message->str.value, r->span}));
+    AstNode *msg = r->assert_.message;
+    const char *text = msg && msg->kind == AST_STR ? msg->str.value : "assertion failed";
+    if (c) vec_push(F->arena, &F->m->asserts, ((FlatAssert){c, text, r->span}));
 }
 
 void flatten_deferred(Flattener *F) {

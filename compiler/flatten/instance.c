@@ -406,6 +406,12 @@ static bool set_dims(Elem *e, uint32_t nd, const uint32_t *dims, Span at) {
         diag_error(at, "arrays have at most %d dimensions", VAL_MAXD);
         return false;
     }
+    uint64_t n = 1;
+    for (uint32_t k = 0; k < nd; k++) n *= dims[k] ? dims[k] : 1;
+    if (n > 100000000u) {
+        diag_error(at, "this array has %llu elements; at most 10^8 are supported", (unsigned long long)n);
+        return false;
+    }
     e->nd = (uint8_t)nd;
     e->n = 1;
     for (uint32_t k = 0; k < nd; k++) {

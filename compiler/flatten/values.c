@@ -863,6 +863,7 @@ static bool tr_call(Flattener *F, Inst *scope, AstNode *e, Val *out) {
 bool tr_val(Flattener *F, Inst *scope, AstNode *e, Val *out) {
     Val a, b, c;
     memset(out, 0, sizeof *out);
+    if (!e) return false; /* left by syntax-error recovery, already reported */
     switch (e->kind) {
     case AST_NUM: *out = val_scalar(expr_const(F->ctx, e->num.value)); return true;
     case AST_BOOL: *out = val_scalar(expr_const(F->ctx, e->boolean.value)); return true;
