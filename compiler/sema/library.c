@@ -16,6 +16,10 @@ static Library *lib_new(Program *p, Library *parent, Sym name) {
     l->parent = parent;
     if (!parent || !parent->name) l->qname = name ? name : "";
     else l->qname = arena_printf(p->arena, "%s.%s", parent->qname, name);
+    Def *clash = parent ? hmap_get(&parent->def_by_name, (uint64_t)(uintptr_t)name) : NULL;
+    if (clash)
+        diag_error(clash->node->span, "`%s` is ambiguous: `%s` is both a definition and a sub-library of `%s`",
+                   name, name, parent->name ? parent->qname : "the root");
     if (parent) {
         vec_push(p->arena, &parent->subs, l);
         hmap_put(p->arena, &parent->sub_by_name, (uint64_t)(uintptr_t)name, l);
@@ -54,6 +58,11 @@ static void add_defs(Program *p, Library *lib, AstFile *f) {
         if (old) {
             diag_error(def_name_span(n), "duplicate definition of `%s`", name);
             diag_note(def_name_span(old->node), "`%s` was first defined here", name);
+            continue;
+        }
+        if (hmap_get(&lib->sub_by_name, (uint64_t)(uintptr_t)name)) {
+            diag_error(def_name_span(n), "`%s` is ambiguous: `%s` is both a definition and a sub-library of `%s`",
+                       name, name, lib->name ? lib->qname : "the root");
             continue;
         }
         Def *d = ARENA_NEW(p->arena, Def);
