@@ -219,7 +219,7 @@ void connect_members(Flattener *F, Inst *inst, AstNode *r) {
 
 /* bucket the used keys by root, in key order: deterministic */
 void connect_prepare_sets(Flattener *F) {
-    uint32_t nk = 2 * F->m->vars.len;
+    uint32_t nk = 2 * F->nkeyvars;
     uint32_t *count = F->set_count = ARENA_ARRAY(F->arena, uint32_t, nk + 1);
     F->set_start = ARENA_ARRAY(F->arena, uint32_t, nk + 2);
     F->set_members = ARENA_ARRAY(F->arena, uint32_t, nk + 1);
@@ -388,7 +388,7 @@ static Span inst_span(Inst *c, Span dflt) {
 }
 
 static void check_inputs(Flattener *F) {
-    for (uint32_t v = 0; v < F->m->vars.len; v++) {
+    for (uint32_t v = 0; v < F->nkeyvars; v++) {
         FlatVar *fv = &F->m->vars.data[v];
         if (fv->conn != FC_INPUT || fv->top_conn || F->key_used[2 * v] || F->var_defined[v]) continue;
         Elem *e = F->var_elems.data[v];
@@ -400,7 +400,7 @@ static void check_inputs(Flattener *F) {
 }
 
 void flatten_connections(Flattener *F) {
-    uint32_t nk = 2 * F->m->vars.len;
+    uint32_t nk = 2 * F->nkeyvars;
     for (uint32_t k = 0; k < nk; k++) {
         if (!F->key_used[k] || uf_find(F->uf, k) != k) continue;
         uint32_t lo, hi;
@@ -408,7 +408,7 @@ void flatten_connections(Flattener *F) {
         if (hi - lo >= 2) set_equations(F, F->set_members + lo, hi - lo);
     }
     /* inside flows in no connection are zero */
-    for (uint32_t v = 0; v < F->m->vars.len; v++) {
+    for (uint32_t v = 0; v < F->nkeyvars; v++) {
         FlatVar *fv = &F->m->vars.data[v];
         if (fv->conn == FC_FLOW && !F->key_used[2 * v])
             add_eq(F, FE_NORMAL, var_leaf(F, v), expr_const(F->ctx, 0),

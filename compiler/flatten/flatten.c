@@ -26,6 +26,7 @@ static void flattener_init(Flattener *F, Program *p, ExprCtx *ctx) {
 }
 
 static void prepare_sets(Flattener *F) {
+    F->nkeyvars = F->m->vars.len; /* later variables (der(der(x)) helpers) are never connected */
     uint32_t nk = 2 * F->m->vars.len + 1;
     F->uf = ARENA_ARRAY(F->arena, uint32_t, nk);
     for (uint32_t k = 0; k < nk; k++) F->uf[k] = k;

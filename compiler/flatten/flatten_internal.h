@@ -134,6 +134,8 @@ typedef struct Flattener {
     Library *fn_lib;        /* library of the function being inlined */
     Vec(struct Deferred) deferred; /* relations after the connects (instream needs the sets) */
     /* connection sets: union-find over keys 2*var + side (0 inside, 1 outside) */
+    uint32_t nkeyvars;          /* variables that have keys (those of the instance tree) */
+    HashMap aux_der;            /* var + 1 -> helper variable index + 1 for der(der(var)) */
     uint32_t *uf;
     Span *key_span;
     const char **key_origin;

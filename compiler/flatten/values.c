@@ -780,6 +780,41 @@ static bool has_der(Flattener *F, Expr *e) {
     return v.len > 0;
 }
 
+/* der(der(x)): the inner derivative becomes a helper variable `x'` with
+ * the equation der(x) = x' (one more unknown, one more equation), so the
+ * outer der() differentiates an ordinary variable */
+static uint32_t aux_der_var(Flattener *F, uint32_t v, AstNode *at) {
+    uintptr_t have = (uintptr_t)hmap_get(&F->aux_der, (uint64_t)v + 1);
+    if (have) return (uint32_t)(have - 1);
+    Elem *src = F->var_elems.data[v];
+    Elem *e = ARENA_NEW(F->arena, Elem);
+    *e = *src;
+    e->name = arena_printf(F->arena, "%s'", src->name);
+    e->vkind = VAR_VARIABLE;
+    e->nd = 0;
+    e->n = 1;
+    e->var = F->m->vars.len;
+    FlatVar fv = {0};
+    fv.name = arena_printf(F->arena, "%s'", F->m->vars.data[v].name); /* never a Dyad name */
+    fv.span = at->span;
+    fv.min = -__builtin_inf();
+    fv.max = __builtin_inf();
+    vec_push(F->arena, &F->m->vars, fv);
+    vec_push(F->arena, &F->var_elems, e);
+    vec_push(F->arena, &F->var_elem_off, 0);
+    add_eq(F, FE_NORMAL, var_leaf(F, e->var), expr_leaf(F->ctx, EXPR_DER, v), src->owner->path, at->span);
+    hmap_put(F->arena, &F->aux_der, (uint64_t)v + 1, (void *)(uintptr_t)(e->var + 1));
+    return e->var;
+}
+
+typedef struct { Flattener *F; AstNode *at; } AuxCtx;
+
+static Expr *aux_leaf(void *ud, Expr *leaf) {
+    AuxCtx *a = ud;
+    if (leaf->kind != EXPR_DER) return leaf;
+    return var_leaf(a->F, aux_der_var(a->F, leaf->index, a->at));
+}
+
 static bool tr_der(Flattener *F, Inst *scope, AstNode *call, Val *out) {
     if (call->call.args.len != 1) {
         diag_error(call->span, "der() takes exactly one argument");
@@ -795,8 +830,8 @@ static bool tr_der(Flattener *F, Inst *scope, AstNode *call, Val *out) {
     for (uint32_t i = 0; i < a.n; i++) {
         Expr *x = val_at(&a, i);
         if (has_der(F, x)) {
-            diag_error(call->span, "der(der(...)) is not supported yet; introduce a variable for the inner derivative");
-            return false;
+            AuxCtx a = {F, call};
+            x = expr_subst(F->ctx, x, aux_leaf, &a);
         }
         if (x->kind == EXPR_VAR && F->m->vars.data[x->index].kind == FV_VARIABLE)
             x = expr_leaf(F->ctx, EXPR_DER, x->index);
