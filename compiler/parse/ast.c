@@ -7,6 +7,7 @@
  * definitions and block relations register themselves on the open-block
  * stack when their head is parsed and leave it when closed.
  */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -32,7 +33,11 @@ NList nl_empty(void) { return (NList){0}; }
 
 NList nl_push(Parser *p, NList l, AstNode *n) {
     if (!n) return l;
-    if (l.len == l.cap) vec_grow_(p->arena, (void **)&l.items, &l.cap, sizeof(AstNode *), l.len + 1);
+    if (l.len == l.cap) { /* most lists are short: 2, 4, 8, ... */
+        uint32_t nc = l.cap ? l.cap * 2 : 2;
+        l.items = arena_realloc(p->arena, l.items, sizeof(AstNode *) * l.cap, sizeof(AstNode *) * nc);
+        l.cap = nc;
+    }
     l.items[l.len++] = n;
     return l;
 }
@@ -48,8 +53,24 @@ AstList nl_list(NList l) { return (AstList){l.items, l.len}; }
 
 /* ---------- leaves ---------- */
 
+bool ast_has_trivia(AstKind k) {
+    if (k >= AST_NUM) return false; /* expressions */
+    return k != AST_TYPE && k != AST_MOD && k != AST_ITER && k != AST_FUNCTYPE &&
+           k != AST_CLOCK_PARAM;
+}
+
+/* Nodes without trivia end with their union member. */
+size_t ast_node_size(AstKind k) {
+    static const uint16_t size[AST_KIND_COUNT] = {
+#define X(k, m) [k] = (uint16_t)(offsetof(AstNode, m) + sizeof(((AstNode *)0)->m)),
+        AST_KINDS(X)
+#undef X
+    };
+    return ast_has_trivia(k) ? sizeof(AstNode) : size[k];
+}
+
 AstNode *ast_node(Parser *p, AstKind k, Span sp) {
-    AstNode *n = ARENA_NEW(p->arena, AstNode);
+    AstNode *n = arena_alloc(p->arena, ast_node_size(k));
     n->kind = k;
     n->span = sp;
     return n;
@@ -308,12 +329,12 @@ AstNode *mk_clockparam(Parser *p, bool out, Sym name, Sym base, Span sp) {
 
 AstNode *with_meta(Parser *p, AstNode *n, AstMeta m) {
     (void)p;
-    if (n && m.kind != META_NONE) n->meta = m;
+    if (n && m.kind != META_NONE && ast_has_trivia(n->kind)) n->meta = m;
     return n;
 }
 
 AstNode *with_doc(Parser *p, AstNode *n, Span doc) {
-    if (!n) return n;
+    if (!n || !ast_has_trivia(n->kind)) return n;
     uint32_t len;
     bool triple;
     n->trivia.doc = decode(p, doc, &triple, &len);

@@ -160,8 +160,6 @@ extern const char *const ast_op_names[]; /* "+", "-", ..., "!" */
 struct AstNode {
     AstKind kind;
     Span span;
-    AstTrivia trivia;   /* docs and comments attached to this node */
-    AstMeta meta;       /* per-element metadata, or the definition's `metadata` */
     union {
         struct {            /* AST_USING */
             AstQName lib;   /* `.` for the current module: len 0 */
@@ -344,8 +342,21 @@ struct AstNode {
             AstNode *expr;
             AstNode *clock; /* clk or (clk - 1) */
         } at;
+        char none;          /* AST_END, AST_COLON, AST_MISSING */
     };
+    /* Only on items (ast_has_trivia): expressions, types, modifications,
+     * iterators, clock parameters and function types are allocated without
+     * these two fields (ast_node_size), which roughly halves the tree. */
+    AstTrivia trivia;   /* docs and comments attached to this node */
+    AstMeta meta;       /* per-element metadata, or the definition's `metadata` */
 };
+
+/* Kinds whose nodes carry `trivia` and `meta`: definitions, declarations,
+ * instances, extends, enum cases, relations, branches, function statements. */
+bool ast_has_trivia(AstKind k);
+
+/* Bytes a node of kind k occupies (what ast_node allocates). */
+size_t ast_node_size(AstKind k);
 
 typedef struct AstFile {
     SrcFile *src;

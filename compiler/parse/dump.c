@@ -62,6 +62,7 @@ static void text(Dump *d, int ind, const char *label, const char *s) {
 }
 
 static void trivia(Dump *d, int ind, const AstNode *n) {
+    if (!ast_has_trivia(n->kind)) return; /* allocated without trivia */
     text(d, ind, n->trivia.doc_triple ? "doc\"\"\"" : "doc", n->trivia.doc);
     text(d, ind, "doc#", n->trivia.doc_comment);
     text(d, ind, "trailing#", n->trivia.trailing_comment);
