@@ -27,6 +27,9 @@ typedef struct {
     double *sign;       /* x = sign * parent + offset */
     Expr **offset;      /* over parameters */
     Expr **bound;       /* root only: the tree's value, or NULL */
+    uint32_t *stamp;    /* root -> `clock` when its tree last changed */
+    uint32_t clock;     /* number of equations consumed so far */
+    Expr *zero;
 } Alias;
 
 static uint32_t find(St *t, Alias *a, uint32_t x) {
@@ -48,44 +51,71 @@ static bool is_unknown(St *t, uint32_t v) { return t->m->vars.data[v].kind == FV
 static uint32_t rel(St *t, Alias *a, uint32_t x, double *s, Expr **o) {
     uint32_t r = find(t, a, x);
     *s = r == x ? 1 : a->sign[x];
-    *o = r == x ? expr_const(t->c, 0) : a->offset[x];
+    *o = r == x ? a->zero : a->offset[x];
     return r;
 }
 
-static Expr *zero_unknowns(void *ud, Expr *leaf) {
-    St *t = ud;
-    if (leaf->kind == EXPR_VAR && is_unknown(t, leaf->index)) return expr_const(t->c, 0);
-    return leaf;
+/* The residual as  sum k_i x_i + rest  with the x_i unknowns, read off the
+ * top of the DAG (sums, negations, products with a constant) without
+ * differentiating: O(1) per alias candidate, a bounded walk otherwise. */
+typedef struct {
+    uint32_t var[2];
+    double k[2];
+    int n;
+    Expr *rest;           /* terms that are not constant * unknown */
+    bool ok;
+} Lin;
+
+#define LIN_MAX_TERMS 64
+
+static void lin_walk(St *t, Expr *e, double f, Lin *l, int *budget) {
+    if (!l->ok || --*budget < 0) { l->ok = false; return; }
+    switch ((ExprKind)e->kind) {
+    case EXPR_ADD: lin_walk(t, e->args[0], f, l, budget); lin_walk(t, e->args[1], f, l, budget); return;
+    case EXPR_NEG: lin_walk(t, e->args[0], -f, l, budget); return;
+    case EXPR_MUL:
+        if (expr_is_const(e->args[0])) { lin_walk(t, e->args[1], f * e->args[0]->value, l, budget); return; }
+        if (expr_is_const(e->args[1])) { lin_walk(t, e->args[0], f * e->args[1]->value, l, budget); return; }
+        break;
+    case EXPR_VAR:
+        if (!is_unknown(t, e->index)) break;
+        for (int i = 0; i < l->n; i++)
+            if (l->var[i] == e->index) { l->k[i] += f; return; }
+        if (l->n == 2) { l->ok = false; return; }
+        l->var[l->n] = e->index;
+        l->k[l->n++] = f;
+        return;
+    default: break;
+    }
+    l->rest = expr_add(t->c, l->rest, expr_mul(t->c, expr_const(t->c, f), e));
 }
 
 /* r = cx*x [+ cy*y] + c: returns the number of unknowns (1 or 2), 0 if not an alias */
 static int classify(St *t, Expr *r, uint32_t *x, uint32_t *y, double *cx, double *cy, Expr **c) {
-    ExprVec leaves = {0};
-    expr_leaves(t->c, r, EXPR_DER, &leaves);
-    if (leaves.len) return 0;
-    ExprVec tm = {0};
-    expr_leaves(t->c, r, EXPR_TIME, &tm);
-    if (tm.len) return 0;
-    expr_leaves(t->c, r, EXPR_VAR, &leaves);
-    uint32_t n = 0, u[2] = {0, 0};
-    for (uint32_t i = 0; i < leaves.len; i++) {
-        if (!is_unknown(t, leaves.data[i]->index)) continue;
-        if (n == 2) return 0;
-        u[n++] = leaves.data[i]->index;
+    Lin l = {.rest = expr_const(t->c, 0), .ok = true};
+    int budget = LIN_MAX_TERMS;
+    lin_walk(t, r, 1, &l, &budget);
+    if (!l.ok) return 0;
+    int n = 0;
+    for (int i = 0; i < l.n; i++) {
+        if (l.k[i] == 0) continue;
+        if (fabs(l.k[i]) != 1) return 0;
+        l.var[n] = l.var[i];
+        l.k[n++] = l.k[i];
     }
     if (n == 0) return 0;
-    double k[2];
-    for (uint32_t i = 0; i < n; i++) {
-        Expr *d = expr_diff(t->c, r, expr_leaf(t->c, EXPR_VAR, u[i]));
-        if (!expr_is_const(d) || fabs(d->value) != 1) return 0;
-        k[i] = d->value;
+    ExprVec leaves = {0}; /* the rest: parameters and constants only */
+    expr_leaves_any(t->c, l.rest, &leaves);
+    for (uint32_t i = 0; i < leaves.len; i++) {
+        Expr *e = leaves.data[i];
+        if (e->kind != EXPR_VAR || is_unknown(t, e->index)) return 0;
     }
-    *c = expr_subst(t->c, r, zero_unknowns, t);
-    *x = u[0];
-    *cx = k[0];
-    *y = u[1];
-    *cy = n == 2 ? k[1] : 0;
-    return (int)n;
+    *c = l.rest;
+    *x = l.var[0];
+    *cx = l.k[0];
+    *y = n == 2 ? l.var[1] : 0;
+    *cy = n == 2 ? l.k[1] : 0;
+    return n;
 }
 
 /* consume cx*x + c = 0 */
@@ -96,6 +126,7 @@ static bool bind(St *t, Alias *a, uint32_t x, double cx, Expr *c) {
     if (a->bound[r]) return false;
     /* x = -c/cx = s r + o  =>  r = (-c/cx - o) / s */
     Expr *xv = expr_mul(t->c, expr_const(t->c, -1 / cx), c);
+    a->stamp[r] = a->clock + 1;
     a->bound[r] = expr_mul(t->c, expr_const(t->c, 1 / s), expr_sub(t->c, xv, o));
     return true;
 }
@@ -137,6 +168,7 @@ static bool link(St *t, Alias *a, uint32_t x, double cx, uint32_t y, double cy, 
     Expr *off = expr_add(t->c, expr_add(t->c, expr_mul(t->c, expr_const(t->c, cy), oy),
                                         expr_mul(t->c, expr_const(t->c, cx), ox)), c);
     a->parent[rx] = ry;
+    a->stamp[ry] = a->stamp[rx] = a->clock + 1;
     a->sign[rx] = k * cy * sy;
     a->offset[rx] = expr_mul(t->c, expr_const(t->c, k), off);
     if (a->bound[rx]) { /* move the binding to the new root */
@@ -160,7 +192,9 @@ static Expr *current_value(void *ud, Expr *leaf) {
     double s;
     Expr *o;
     uint32_t r = rel(t, cu->a, leaf->index, &s, &o);
+    if (r == leaf->index && !cu->a->bound[r]) return leaf; /* a root: unchanged */
     Expr *base = cu->a->bound[r] ? cu->a->bound[r] : expr_leaf(t->c, EXPR_VAR, r);
+    if (s == 1 && o == cu->a->zero) return base;
     return expr_add(t->c, expr_mul(t->c, expr_const(t->c, s), base), o);
 }
 
@@ -205,37 +239,78 @@ static void merge_guesses(St *t) {
     }
 }
 
+/* the unknowns of each equation left after pass 0, and when it was last
+ * examined (value of Alias.clock) */
+typedef struct {
+    uint32_t **vars;
+    uint32_t *nvars;
+    uint32_t *seen;
+} Pending;
+
+static void unknown_leaves(St *t, Pending *p, uint32_t i) {
+    FlatEq *q = &t->m->eqs.data[i];
+    ExprVec l = {0};
+    expr_leaves(t->c, q->lhs, EXPR_VAR, &l);
+    expr_leaves(t->c, q->rhs, EXPR_VAR, &l);
+    p->vars[i] = ARENA_ARRAY(t->arena, uint32_t, l.len + 1);
+    for (uint32_t k = 0; k < l.len; k++)
+        if (is_unknown(t, l.data[k]->index)) p->vars[i][p->nvars[i]++] = l.data[k]->index;
+}
+
+/* did the tree of one of the equation's unknowns change since it was seen? */
+static bool dirty(St *t, Alias *a, Pending *p, uint32_t i) {
+    for (uint32_t k = 0; k < p->nvars[i]; k++)
+        if (a->stamp[find(t, a, p->vars[i][k])] > p->seen[i]) return true;
+    return false;
+}
+
+static bool try_alias(St *t, Alias *a, uint32_t i, int pass) {
+    FlatEq *q = &t->m->eqs.data[i];
+    uint32_t x, y;
+    double cx, cy;
+    Expr *c, *r = expr_sub(t->c, q->lhs, q->rhs);
+    Current cur = {t, a};
+    if (pass > 0) r = expr_subst(t->c, r, current_value, &cur);
+    int k = classify(t, r, &x, &y, &cx, &cy, &c);
+    return (k == 1 && bind(t, a, x, cx, c)) || (k == 2 && link(t, a, x, cx, y, cy, c));
+}
+
 void struct_alias(St *t) {
     uint32_t n = t->m->vars.len;
-    Alias a = {ARENA_ARRAY(t->arena, unsigned char, n + 1),
-               ARENA_ARRAY(t->arena, uint32_t, n + 1), ARENA_ARRAY(t->arena, double, n + 1),
-               ARENA_ARRAY(t->arena, Expr *, n + 1), ARENA_ARRAY(t->arena, Expr *, n + 1)};
+    Alias a = {.has_der = ARENA_ARRAY(t->arena, unsigned char, n + 1),
+               .parent = ARENA_ARRAY(t->arena, uint32_t, n + 1),
+               .sign = ARENA_ARRAY(t->arena, double, n + 1),
+               .offset = ARENA_ARRAY(t->arena, Expr *, n + 1),
+               .bound = ARENA_ARRAY(t->arena, Expr *, n + 1),
+               .stamp = ARENA_ARRAY(t->arena, uint32_t, n + 1),
+               .zero = expr_const(t->c, 0)};
     mark_der(t, &a);
     for (uint32_t v = 0; v < n; v++) {
         a.parent[v] = v;
         a.sign[v] = 1;
-        a.offset[v] = expr_const(t->c, 0);
+        a.offset[v] = a.zero;
     }
     t->eq_alias = ARENA_ARRAY(t->arena, unsigned char, t->m->eqs.len + 1);
     /* Passes until nothing new is consumed: an equation with three unknowns
      * becomes an alias once one of them is bound (`v = p.v - n.v` with
-     * n.v grounded).  Each pass rewrites the remaining equations through the
-     * current trees; in practice two or three passes suffice, and the loop is
-     * capped so a pathological chain cannot make it quadratic. */
+     * n.v grounded).  A later pass rewrites an equation through the current
+     * trees only when one of its unknowns' trees changed since it was last
+     * looked at (stamps); in practice two or three passes suffice, and the
+     * loop is capped so a pathological chain cannot make it quadratic. */
+    Pending pend = {ARENA_ARRAY(t->arena, uint32_t *, t->m->eqs.len + 1),
+                    ARENA_ARRAY(t->arena, uint32_t, t->m->eqs.len + 1),
+                    ARENA_ARRAY(t->arena, uint32_t, t->m->eqs.len + 1)};
     for (int pass = 0, changed = 1; changed && pass < 8; pass++) {
         changed = 0;
-        Current cur = {t, &a};
         for (uint32_t i = 0; i < t->m->eqs.len; i++) {
-            FlatEq *q = &t->m->eqs.data[i];
-            if (q->kind != FE_NORMAL || t->eq_alias[i]) continue;
-            uint32_t x, y;
-            double cx, cy;
-            Expr *c, *r = expr_sub(t->c, q->lhs, q->rhs);
-            if (pass > 0) r = expr_subst(t->c, r, current_value, &cur);
-            int k = classify(t, r, &x, &y, &cx, &cy, &c);
-            bool used = (k == 1 && bind(t, &a, x, cx, c)) || (k == 2 && link(t, &a, x, cx, y, cy, c));
+            if (t->m->eqs.data[i].kind != FE_NORMAL || t->eq_alias[i]) continue;
+            if (pass > 0 && !dirty(t, &a, &pend, i)) continue;
+            bool used = try_alias(t, &a, i, pass);
             t->eq_alias[i] = used;
             changed |= used;
+            if (used) a.clock++;
+            else if (pass == 0) unknown_leaves(t, &pend, i);
+            pend.seen[i] = a.clock;
         }
     }
     /* the value of every eliminated variable, over representatives and parameters */

@@ -163,7 +163,7 @@ static Expr *substituted(St *t, uint32_t e) { return expr_subst(t->c, t->eq.data
 static Expr *solve_for(St *t, Expr *r, uint32_t v) {
     if (t->sv.data[v].role != SR_ALG) return NULL;
     Expr *x = expr_leaf(t->c, EXPR_VAR, v);
-    Expr *a = expr_diff(t->c, r, x);
+    Expr *a = expr_diff_once(t->c, r, x);
     if (expr_is_const_value(a, 0)) return NULL;
     ExprVec l = {0};
     expr_leaves(t->c, a, EXPR_VAR, &l);
@@ -187,7 +187,7 @@ typedef struct {
 static bool linear_in(St *t, ExprVec *res, U32Vec *tv) {
     for (uint32_t i = 0; i < res->len; i++)
         for (uint32_t k = 0; k < tv->len; k++) {
-            Expr *d = expr_diff(t->c, res->data[i], expr_leaf(t->c, EXPR_VAR, tv->data[k]));
+            Expr *d = expr_diff_once(t->c, res->data[i], expr_leaf(t->c, EXPR_VAR, tv->data[k]));
             for (uint32_t j = 0; j < tv->len; j++)
                 if (expr_contains(t->c, d, expr_leaf(t->c, EXPR_VAR, tv->data[j]))) return false;
         }

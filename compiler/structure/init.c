@@ -132,7 +132,7 @@ static void init_jacobian(St *t, ExprVec *rows) {
         Ent e = ents.data[i];
         int32_t k = s->init_colptr[e.col] + fill[e.col]++;
         s->init_rowidx[k] = (int32_t)e.row;
-        s->init_jac[k] = expr_diff(t->c, rows->data[e.row], expr_leaf(t->c, EXPR_Z, e.col));
+        s->init_jac[k] = expr_diff_once(t->c, rows->data[e.row], expr_leaf(t->c, EXPR_Z, e.col));
     }
 }
 

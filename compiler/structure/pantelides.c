@@ -248,7 +248,7 @@ static double *jacobian(St *t, U32Vec *rows, uint32_t *cols, uint32_t nc, bool g
     Eval ev = {t, generic};
     for (uint32_t r = 0; r < rows->len; r++)
         for (uint32_t c = 0; c < nc; c++) {
-            Expr *d = expr_diff(t->c, t->eq.data[rows->data[r]].res, expr_leaf(t->c, EXPR_VAR, cols[c]));
+            Expr *d = expr_diff_once(t->c, t->eq.data[rows->data[r]].res, expr_leaf(t->c, EXPR_VAR, cols[c]));
             double x = expr_is_const(d) ? d->value : expr_eval(d, leaf_value, &ev);
             M[r * nc + c] = isfinite(x) ? x : 0;
         }

@@ -221,8 +221,8 @@ static void build_jacobian(St *t) {
         Entry e = ents.data[i];
         int32_t k = s->jac_colptr[e.col] + fill[e.col]++;
         s->jac_rowidx[k] = (int32_t)e.row;
-        s->jac_dy[k] = expr_diff(t->c, s->resid[e.row], expr_leaf(t->c, EXPR_Y, e.col));
-        s->jac_dyp[k] = expr_diff(t->c, s->resid[e.row], expr_leaf(t->c, EXPR_YP, e.col));
+        s->jac_dy[k] = expr_diff_once(t->c, s->resid[e.row], expr_leaf(t->c, EXPR_Y, e.col));
+        s->jac_dyp[k] = expr_diff_once(t->c, s->resid[e.row], expr_leaf(t->c, EXPR_YP, e.col));
     }
 }
 

@@ -71,6 +71,7 @@ static Expr *chain(ExprCtx *c, Expr *e, Expr *const *d) {
 typedef struct {
     ExprCtx *c;
     HashMap *memo;
+    Arena *memo_arena;             /* diff: the context (memo kept); dt: scratch */
     uint64_t salt;                 /* diff: leaf id; dt: 0 */
     Expr *(*leafd)(void *ud, Expr *leaf);
     void *ud;
@@ -82,7 +83,7 @@ static Expr *derive(Deriver *d, Expr *root) {
     Expr *r = hmap_get(d->memo, dkey(d, root));
     if (r) return r;
     ExprVec st = {0};
-    vec_push(d->c->arena, &st, root);
+    vec_push(d->c->scratch, &st, root);
     while (st.len) {
         Expr *e = st.data[st.len - 1];
         if (hmap_get(d->memo, dkey(d, e))) { st.len--; continue; }
@@ -90,11 +91,11 @@ static Expr *derive(Deriver *d, Expr *root) {
         bool ready = true;
         for (int i = 0; i < e->nargs; i++) {
             da[i] = hmap_get(d->memo, dkey(d, e->args[i]));
-            if (!da[i]) { vec_push(d->c->arena, &st, e->args[i]); ready = false; }
+            if (!da[i]) { vec_push(d->c->scratch, &st, e->args[i]); ready = false; }
         }
         if (!ready) continue;
         Expr *v = e->nargs ? chain(d->c, e, da) : d->leafd(d->ud, e);
-        hmap_put(d->c->arena, d->memo, dkey(d, e), v);
+        hmap_put(d->memo_arena, d->memo, dkey(d, e), v);
         st.len--;
     }
     return hmap_get(d->memo, dkey(d, root));
@@ -107,8 +108,20 @@ static Expr *partial_leaf(void *ud, Expr *e) {
 
 Expr *expr_diff(ExprCtx *c, Expr *e, Expr *leaf) {
     Expr *ctx[3] = {leaf, expr_const(c, 1), expr_const(c, 0)};
-    Deriver d = {c, &c->diff_memo, leaf->id, partial_leaf, ctx};
-    return derive(&d, e);
+    Deriver d = {c, &c->diff_memo, c->arena, leaf->id, partial_leaf, ctx};
+    expr_scratch_enter(c);
+    Expr *r = derive(&d, e);
+    expr_scratch_leave(c);
+    return r;
+}
+
+Expr *expr_diff_once(ExprCtx *c, Expr *e, Expr *leaf) {
+    Expr *ctx[3] = {leaf, expr_const(c, 1), expr_const(c, 0)};
+    HashMap memo = {0};
+    Deriver d = {c, &memo, expr_scratch_enter(c), leaf->id, partial_leaf, ctx};
+    Expr *r = derive(&d, e);
+    expr_scratch_leave(c);
+    return r;
 }
 
 typedef struct {
@@ -128,6 +141,8 @@ static Expr *dt_leaf(void *ud, Expr *e) {
 Expr *expr_dt(ExprCtx *c, Expr *e, ExprLeafDt dleaf, void *ud) {
     HashMap memo = {0};
     DtCtx t = {c, dleaf, ud};
-    Deriver d = {c, &memo, 1, dt_leaf, &t};
-    return derive(&d, e);
+    Deriver d = {c, &memo, expr_scratch_enter(c), 1, dt_leaf, &t};
+    Expr *r = derive(&d, e);
+    expr_scratch_leave(c);
+    return r;
 }

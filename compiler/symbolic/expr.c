@@ -45,6 +45,18 @@ ExprCtx *expr_ctx_new(Arena *a) {
     return c;
 }
 
+Arena *expr_scratch_enter(ExprCtx *c) {
+    if (!c->scratch) c->scratch = arena_new();
+    c->depth++;
+    return c->scratch;
+}
+
+void expr_scratch_leave(ExprCtx *c) {
+    if (--c->depth > 0) return;
+    arena_free(c->scratch);
+    c->scratch = NULL;
+}
+
 uint32_t expr_count(const ExprCtx *c) { return c->count; }
 Arena *expr_ctx_arena(ExprCtx *c) { return c->arena; }
 

@@ -117,6 +117,11 @@ bool expr_is_const_value(const Expr *e, double v);
  * Memoized per (node, leaf) inside the context. */
 Expr *expr_diff(ExprCtx *c, Expr *e, Expr *leaf);
 
+/* The same derivative without the context-wide memo (only this call's
+ * nodes are memoized): for the many one-off derivatives of a large model,
+ * where keeping every (node, leaf) pair alive costs more than it saves. */
+Expr *expr_diff_once(ExprCtx *c, Expr *e, Expr *leaf);
+
 /* Total time derivative: d e/dt = sum over leaves L of (de/dL) * dleaf(L),
  * plus de/dTIME.  `dleaf(ud, L)` returns dL/dt, or NULL when L is constant
  * in time (parameters).  Used for der(expression) and index reduction. */
@@ -134,6 +139,8 @@ bool expr_contains(ExprCtx *c, Expr *e, Expr *leaf);
 /* Every distinct leaf of the given kind in e, in first-visit order. */
 typedef Vec(Expr *) ExprVec;
 void expr_leaves(ExprCtx *c, Expr *e, ExprKind kind, ExprVec *out);
+/* Every distinct leaf other than constants (any kind), in one traversal. */
+void expr_leaves_any(ExprCtx *c, Expr *e, ExprVec *out);
 
 /* If e is linear in leaf (e = a*leaf + b with a, b free of leaf, a not the
  * constant 0), the solution -b/a of e = 0; otherwise NULL. */

@@ -9,7 +9,15 @@ struct ExprCtx {
     Expr **table;       /* hash-consing table, open addressing */
     uint32_t cap, count;
     HashMap diff_memo;  /* (node id << 32 | leaf id) -> derivative */
+    Arena *scratch;     /* temporaries of the traversal in progress, or NULL */
+    int depth;          /* nesting of traversals (callbacks may start more) */
 };
+
+/* Traversal temporaries (memo tables, stacks) live in a scratch arena that
+ * is freed when the outermost traversal returns, so a million calls do not
+ * keep a million dead hash tables in the compilation arena. */
+Arena *expr_scratch_enter(ExprCtx *c);
+void expr_scratch_leave(ExprCtx *c);
 
 Expr *expr_intern(ExprCtx *c, const Expr *tmpl);
 double expr_apply_fn(ExprFn fn, double x, double y);

@@ -16,14 +16,14 @@ typedef void (*Visit)(void *ud, Expr *e);
 static void postorder(ExprCtx *c, Expr *root, HashMap *done, Visit visit, void *ud) {
     if (hmap_get(done, root->id)) return;
     ExprVec st = {0};
-    vec_push(c->arena, &st, root);
+    vec_push(c->scratch, &st, root);
     while (st.len) {
         Expr *e = st.data[st.len - 1];
         if (hmap_get(done, e->id)) { st.len--; continue; }
         bool ready = true;
         for (int i = 0; i < e->nargs; i++)
             if (!hmap_get(done, e->args[i]->id)) {
-                vec_push(c->arena, &st, e->args[i]);
+                vec_push(c->scratch, &st, e->args[i]);
                 ready = false;
             }
         if (!ready) continue;
@@ -73,13 +73,16 @@ static void subst_visit(void *ud, Expr *e) {
         }
         r = same ? e : rebuild(s->c, e, a);
     }
-    hmap_put(s->c->arena, &s->memo, e->id, r);
+    hmap_put(s->c->scratch, &s->memo, e->id, r);
 }
 
 Expr *expr_subst(ExprCtx *c, Expr *e, ExprLeafMap map, void *ud) {
     Subst s = {c, {0}, map, ud};
+    expr_scratch_enter(c);
     postorder(c, e, &s.memo, subst_visit, &s);
-    return hmap_get(&s.memo, e->id);
+    Expr *r = hmap_get(&s.memo, e->id);
+    expr_scratch_leave(c);
+    return r;
 }
 
 /* ---------- containment and leaf sets ---------- */
@@ -98,35 +101,46 @@ static void contains_visit(void *ud, Expr *e) {
     Scan *s = ud;
     bool yes = e == s->leaf;
     for (int i = 0; i < e->nargs && !yes; i++) yes = hmap_get(&s->done, e->args[i]->id) == YES;
-    hmap_put(s->c->arena, &s->done, e->id, yes ? YES : NO);
+    hmap_put(s->c->scratch, &s->done, e->id, yes ? YES : NO);
 }
 
 bool expr_contains(ExprCtx *c, Expr *e, Expr *leaf) {
     Scan s = {c, {0}, leaf, 0, NULL};
+    expr_scratch_enter(c);
     postorder(c, e, &s.done, contains_visit, &s);
-    return hmap_get(&s.done, e->id) == YES;
+    bool yes = hmap_get(&s.done, e->id) == YES;
+    expr_scratch_leave(c);
+    return yes;
 }
 
 static void leaves_visit(void *ud, Expr *e) {
     Scan *s = ud;
-    if (!e->nargs && e->kind == s->kind) vec_push(s->c->arena, s->out, e);
-    hmap_put(s->c->arena, &s->done, e->id, YES);
+    bool any = s->kind == EXPR_KIND_COUNT && e->kind != EXPR_CONST;
+    if (!e->nargs && (e->kind == s->kind || any)) vec_push(s->c->arena, s->out, e);
+    hmap_put(s->c->scratch, &s->done, e->id, YES);
 }
 
 void expr_leaves(ExprCtx *c, Expr *e, ExprKind kind, ExprVec *out) {
     Scan s = {c, {0}, NULL, kind, out};
+    expr_scratch_enter(c);
     postorder(c, e, &s.done, leaves_visit, &s);
+    expr_scratch_leave(c);
 }
+
+void expr_leaves_any(ExprCtx *c, Expr *e, ExprVec *out) { expr_leaves(c, e, EXPR_KIND_COUNT, out); }
 
 static void size_visit(void *ud, Expr *e) {
     Scan *s = ud;
-    hmap_put(s->c->arena, &s->done, e->id, YES);
+    hmap_put(s->c->scratch, &s->done, e->id, YES);
 }
 
 uint32_t expr_size(ExprCtx *c, Expr *e) {
     Scan s = {c, {0}, NULL, 0, NULL};
+    expr_scratch_enter(c);
     postorder(c, e, &s.done, size_visit, &s);
-    return s.done.len;
+    uint32_t n = s.done.len;
+    expr_scratch_leave(c);
+    return n;
 }
 
 /* ---------- solving e = 0 for a leaf occurring linearly ---------- */
@@ -137,7 +151,7 @@ static Expr *zero_leaf(void *ud, Expr *leaf) {
 }
 
 Expr *expr_solve_linear(ExprCtx *c, Expr *e, Expr *leaf) {
-    Expr *a = expr_diff(c, e, leaf);
+    Expr *a = expr_diff_once(c, e, leaf);
     if (expr_is_const_value(a, 0) || expr_contains(c, a, leaf)) return NULL;
     Expr *z[2] = {leaf, expr_const(c, 0)};
     Expr *b = expr_subst(c, e, zero_leaf, z);
