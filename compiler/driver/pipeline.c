@@ -172,6 +172,7 @@ static System *compile_to_system(Driver *d, FlatModel **flat_out) {
     if (diag_error_count()) return NULL;
     if (flat_out) *flat_out = m;
     if (d->cmd == CMD_FLATTEN && !d->structure) return NULL;
+    if (!flat_check_balance(m, def)) return NULL; /* located, with candidates */
     System *s = structure(m);
     phase_done(d, "structure", &t0);
     return s;
