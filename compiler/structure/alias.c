@@ -29,19 +29,27 @@ typedef struct {
     Expr **bound;       /* root only: the tree's value, or NULL */
     uint32_t *stamp;    /* root -> `clock` when its tree last changed */
     uint32_t clock;     /* number of equations consumed so far */
+    U32Vec path;        /* find()'s scratch stack */
     Expr *zero;
 } Alias;
 
+/* root of x with path compression, iterative (an alias chain can be as long
+ * as the model); every node on the path ends up expressed in the root */
 static uint32_t find(St *t, Alias *a, uint32_t x) {
-    uint32_t p = a->parent[x];
-    if (p == x) return x;
-    uint32_t r = find(t, a, p);
-    /* x = s1 p + o1, p = s2 r + o2  =>  x = s1 s2 r + (s1 o2 + o1) */
-    if (a->parent[p] != p || r != p) {
-        a->offset[x] = expr_add(t->c, expr_mul(t->c, expr_const(t->c, a->sign[x]), a->offset[p]), a->offset[x]);
-        a->sign[x] *= a->sign[p];
+    if (a->parent[x] == x) return x;
+    a->path.len = 0;
+    uint32_t r = x;
+    for (; a->parent[r] != r; r = a->parent[r]) vec_push(t->arena, &a->path, r);
+    /* from the node next to the root outwards: y = s_y p + o_y, p = s_p r + o_p
+     * => y = s_y s_p r + (s_y o_p + o_y) */
+    for (uint32_t i = a->path.len; i-- > 0;) {
+        uint32_t y = a->path.data[i], p = a->parent[y];
+        if (p != r) {
+            a->offset[y] = expr_add(t->c, expr_mul(t->c, expr_const(t->c, a->sign[y]), a->offset[p]), a->offset[y]);
+            a->sign[y] *= a->sign[p];
+        }
+        a->parent[y] = r;
     }
-    a->parent[x] = r;
     return r;
 }
 

@@ -23,6 +23,17 @@ static void sv_leaf(void *ud, FILE *out, const Expr *e) {
     else fprintf(out, "%s[%u]", expr_kind_names[e->kind], e->index);
 }
 
+/* Expressions are printed as trees: a shared DAG can print exponentially
+ * long, and the printer recurses.  Beyond this many tree nodes the dump
+ * says how big the expression is instead. */
+#define DUMP_MAX_TREE 2000
+
+static void print_capped(FILE *out, ExprCtx *c, const Expr *e, ExprLeafName name, void *ud) {
+    uint64_t n = expr_tree_size(c, (Expr *)e, DUMP_MAX_TREE);
+    if (n > DUMP_MAX_TREE) fprintf(out, "<expression of %u distinct nodes>", expr_size(c, (Expr *)e));
+    else expr_print(out, e, name, ud);
+}
+
 static const char *const block_names[] = {"assignment", "state derivative", "implicit",
                                           "linear loop", "nonlinear loop", "sparse loop"};
 
@@ -37,7 +48,7 @@ static void report_blocks(St *t, FILE *out) {
         if (b->size > 12) fprintf(out, " ...");
         if (b->kind == BK_ASSIGN) {
             fputs(" := ", out);
-            expr_print(out, t->sv.data[t->bvars.data[b->first]].value, sv_leaf, t);
+            print_capped(out, t->c, t->sv.data[t->bvars.data[b->first]].value, sv_leaf, t);
         }
         fputc('\n', out);
         if (b->ntorn && b->kind != BK_SPARSE) {
@@ -72,7 +83,7 @@ void struct_report(St *t) {
     for (uint32_t e = t->neq0; e < t->eq.len; e++) {
         if (t->eq.data[e].flat < 0) continue;
         fputs("  0 = ", out);
-        expr_print(out, t->eq.data[e].res, sv_leaf, t);
+        print_capped(out, t->c, t->eq.data[e].res, sv_leaf, t);
         fputc('\n', out);
     }
     report_vars(t, out, "states", SR_STATE, false);
@@ -96,7 +107,7 @@ static void leaf_name(void *ud, FILE *out, const Expr *e) {
 
 static void line(FILE *out, const System *s, const char *pre, const Expr *e) {
     fputs(pre, out);
-    expr_print(out, e, leaf_name, (void *)s);
+    print_capped(out, s->ctx, e, leaf_name, (void *)s);
     fputc('\n', out);
 }
 

@@ -249,7 +249,9 @@ static double *jacobian(St *t, U32Vec *rows, uint32_t *cols, uint32_t nc, bool g
     for (uint32_t r = 0; r < rows->len; r++)
         for (uint32_t c = 0; c < nc; c++) {
             Expr *d = expr_diff_once(t->c, t->eq.data[rows->data[r]].res, expr_leaf(t->c, EXPR_VAR, cols[c]));
-            double x = expr_is_const(d) ? d->value : expr_eval(d, leaf_value, &ev);
+            /* expr_eval recurses over the tree: huge entries count as generic */
+            double x = expr_is_const(d) ? d->value
+                       : expr_tree_size(t->c, d, 100000) > 100000 ? 1 : expr_eval(d, leaf_value, &ev);
             M[r * nc + c] = isfinite(x) ? x : 0;
         }
     return M;

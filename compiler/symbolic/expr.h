@@ -156,6 +156,10 @@ double expr_eval(const Expr *e, ExprLeafValue leaf, void *ud);
 typedef void (*ExprLeafName)(void *ud, FILE *out, const Expr *leaf);
 void expr_print(FILE *out, const Expr *e, ExprLeafName name, void *ud);
 
+/* Size of e printed as a tree (shared nodes counted every time), or cap + 1
+ * when larger: O(DAG size).  expr_print output is proportional to it. */
+uint64_t expr_tree_size(ExprCtx *c, Expr *e, uint64_t cap);
+
 /* Number of distinct nodes reachable from e (for size caps). */
 uint32_t expr_size(ExprCtx *c, Expr *e);
 

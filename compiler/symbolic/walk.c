@@ -129,6 +129,29 @@ void expr_leaves(ExprCtx *c, Expr *e, ExprKind kind, ExprVec *out) {
 
 void expr_leaves_any(ExprCtx *c, Expr *e, ExprVec *out) { expr_leaves(c, e, EXPR_KIND_COUNT, out); }
 
+typedef struct {
+    ExprCtx *c;
+    HashMap done;  /* node id -> tree size + 1, saturated at cap + 1 */
+    uint64_t cap;
+} TreeSize;
+
+static void tree_visit(void *ud, Expr *e) {
+    TreeSize *s = ud;
+    uint64_t n = 1;
+    for (int i = 0; i < e->nargs; i++) n += (uint64_t)(uintptr_t)hmap_get(&s->done, e->args[i]->id) - 1;
+    if (n > s->cap) n = s->cap + 1;
+    hmap_put(s->c->scratch, &s->done, e->id, (void *)(uintptr_t)(n + 1));
+}
+
+uint64_t expr_tree_size(ExprCtx *c, Expr *e, uint64_t cap) {
+    TreeSize s = {c, {0}, cap};
+    expr_scratch_enter(c);
+    postorder(c, e, &s.done, tree_visit, &s);
+    uint64_t n = (uint64_t)(uintptr_t)hmap_get(&s.done, e->id) - 1;
+    expr_scratch_leave(c);
+    return n;
+}
+
 static void size_visit(void *ud, Expr *e) {
     Scan *s = ud;
     hmap_put(s->c->scratch, &s->done, e->id, YES);
