@@ -1,12 +1,11 @@
 /*
  * structure.h -- from the flat model to the System codegen emits.
  *
- * Today (walking skeleton): every continuous variable is an integrator
- * unknown, every regular equation a residual (index <= 1 only); the
- * Jacobian pattern and entries come from symbolic differentiation; an
- * initialization system is built when `initial` relations are not simple
- * `x = value` starts or parameters are `missing`.  Later: alias
- * elimination, Pantelides, dummy derivatives, BLT and tearing.
+ * Alias elimination, Pantelides index reduction with dummy derivatives and
+ * static state selection, BLT (Tarjan) with explicit assignments and
+ * tearing, the residual form for IDA, outputs, zero crossings and the
+ * initialization system.  docs/STRUCTURE.md describes every step and the
+ * residual form.
  */
 #ifndef DYADC_STRUCTURE_H
 #define DYADC_STRUCTURE_H
