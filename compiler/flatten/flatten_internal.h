@@ -44,6 +44,7 @@ typedef struct Ref {          /* what a component reference denotes */
 typedef struct Env {          /* loop indices and function locals */
     Sym name;
     Val val;
+    Def *sdef;                /* a struct-typed function argument: its struct */
     struct Env *next;
 } Env;
 typedef Vec(Env *) EnvVec;
@@ -163,6 +164,7 @@ Val val_scalar(Expr *e);
 Val val_new(Flattener *F, uint8_t nd, const uint32_t *dims);
 Env *env_push(Flattener *F, Env *next, Sym name, Val v);
 Def *enum_of_elem(Flattener *F, Elem *el);
+bool struct_field_slice(Flattener *F, Def *sd, Sym field, uint32_t *off, uint32_t *n, Def **sub, AstNode *at);
 int enum_case_index(Def *en, Sym name);
 
 /* builtins.c */

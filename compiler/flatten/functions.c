@@ -10,8 +10,8 @@
  * The arguments are translated in the caller's scope; the body is then
  * translated with only the parameters and locals in scope (no access to the
  * caller's variables), so the result is an ordinary expression the later
- * phases can differentiate.  Arguments and results may be scalars or
- * arrays; `if` expressions select at compile time when their condition is
+ * phases can differentiate.  Arguments and results may be scalars, arrays
+ * or structs (a struct value is the vector of its fields; `p.x` selects); `if` expressions select at compile time when their condition is
  * constant.  Cost: proportional to the size of the inlined body per call.
  */
 #include "flatten_internal.h"
@@ -25,6 +25,27 @@ static AstNode *find_param(AstNode *fn, Sym name, uint32_t *index) {
             return fn->func.params.items[i];
         }
     return NULL;
+}
+
+/* the struct a parameter or result is declared with, or NULL */
+static Def *decl_struct(Flattener *F, Def *fn, AstNode *type) {
+    if (!type || type->kind != AST_TYPE) return NULL;
+    Def *d = sema_try_lookup(F->prog, fn->lib, &type->type.name);
+    return d && d->node->kind == AST_STRUCT ? d : NULL;
+}
+
+/* a struct value is the vector of its fields: check its length */
+static bool check_struct(Flattener *F, Def *sd, Val *v, AstNode *at, const char *what) {
+    uint32_t n = 0, off, m;
+    Def *sub;
+    AstList *fs = &sd->node->def.decls;
+    for (uint32_t k = 0; k < fs->len; k++) {
+        if (!struct_field_slice(F, sd, fs->items[k]->decl.name, &off, &m, &sub, at)) return false;
+        n = off + m;
+    }
+    if (v->nd == 1 && v->n == n) return true;
+    diag_error(at->span, "%s must be a `%s` value", what, sd->name);
+    return false;
 }
 
 /* check a value against declared dimensions (evaluated in the callee env) */
@@ -76,7 +97,17 @@ static bool bind_args(Flattener *F, Inst *scope, AstNode *call, AstNode *fn, Val
     return true;
 }
 
-static bool run_body(Flattener *F, AstNode *fn, Val *out) {
+/* a local assigned a constructor call `q = Point(...)` is struct-typed */
+static Def *decl_struct_value(Flattener *F, AstNode *call) {
+    AstNode *c = call->call.callee;
+    if (c->kind != AST_IDENT) return NULL;
+    AstQName q = {&c->ident.name, 1, c->span};
+    Def *d = sema_try_lookup(F->prog, F->fn_lib ? F->fn_lib : F->prog->root, &q);
+    return d && d->node->kind == AST_STRUCT ? d : NULL;
+}
+
+static bool run_body(Flattener *F, Def *def, Val *out) {
+    AstNode *fn = def->node;
     AstList *body = &fn->func.body;
     if (!body->len || body->items[body->len - 1]->fstmt.name) {
         diag_error(fn->span, "function `%s` must end with its result expression", fn->func.name);
@@ -86,11 +117,15 @@ static bool run_body(Flattener *F, AstNode *fn, Val *out) {
         AstNode *st = body->items[i];
         Val v;
         if (!tr_val(F, NULL, st->fstmt.value, &v)) return false;
+        Def *sd = st->fstmt.value->kind == AST_CALL ? decl_struct_value(F, st->fstmt.value) : NULL;
         if (!st->fstmt.name) {
             *out = v;
+            Def *rs = decl_struct(F, def, fn->func.result);
+            if (rs) return check_struct(F, rs, out, st, "the result");
             return check_dims(F, &fn->func.result_dims, out, st, "the result");
         }
         F->env = env_push(F, F->env, st->fstmt.name, v);
+        F->env->sdef = sd;
     }
     return false;
 }
@@ -121,12 +156,15 @@ bool tr_function_call(Flattener *F, Inst *scope, AstNode *call, Def *def, Val *o
             ok = false;
         }
         F->env = env;
-        if (ok) ok = check_dims(F, &p->decl.dims, &vals[k], call, arena_printf(F->arena, "argument `%s`", p->decl.name));
+        const char *what = arena_printf(F->arena, "argument `%s`", p->decl.name);
+        Def *sd = decl_struct(F, def, p->decl.type);
+        if (ok) ok = sd ? check_struct(F, sd, &vals[k], call, what) : check_dims(F, &p->decl.dims, &vals[k], call, what);
         env = env_push(F, env, p->decl.name, vals[k]);
+        env->sdef = sd;
     }
     F->fn_depth++;
     F->env = env;
-    if (ok) ok = run_body(F, fn, out);
+    if (ok) ok = run_body(F, def, out);
     F->fn_depth--;
     F->env = save_env;
     F->fn_lib = save_lib;

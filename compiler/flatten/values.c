@@ -39,7 +39,7 @@ Val val_new(Flattener *F, uint8_t nd, const uint32_t *dims) {
 }
 
 Env *env_push(Flattener *F, Env *next, Sym name, Val v) {
-    Env *e = ARENA_NEW(F->arena, Env);
+    Env *e = ARENA_NEW(F->arena, Env); /* sdef NULL: callers set it */
     e->name = name;
     e->val = v;
     e->next = next;
@@ -426,10 +426,12 @@ static bool tr_constructor(Flattener *F, Inst *scope, AstNode *call, Def *sd, Va
     for (uint32_t k = 0; k < fields->len; k++) {
         AstNode *fd = fields->items[k], *x = fd->decl.value;
         Inst *xs = NULL;
+        bool given = false;
         for (uint32_t i = 0; i < call->call.args.len; i++)
             if (call->call.args.items[i]->arg.name == fd->decl.name) {
                 x = call->call.args.items[i]->arg.value;
                 xs = scope;
+                given = true;
             }
         if (!x) {
             diag_error(call->span, "`%s(...)` needs a value for field `%s`", sd->name, fd->decl.name);
@@ -437,7 +439,7 @@ static bool tr_constructor(Flattener *F, Inst *scope, AstNode *call, Def *sd, Va
         }
         Val v;
         Env *save = F->env;
-        if (!xs) F->env = NULL;
+        if (!given) F->env = NULL; /* a default sees constants only */
         bool ok = tr_val(F, xs, x, &v);
         F->env = save;
         if (!ok) return false;
@@ -450,7 +452,93 @@ static bool tr_constructor(Flattener *F, Inst *scope, AstNode *call, Def *sd, Va
     return true;
 }
 
+/* scalars in one value of struct `sd` (fields in order, nested flattened) */
+static bool struct_size(Flattener *F, Def *sd, uint32_t *n, AstNode *at, int depth) {
+    AstList *fs = &sd->node->def.decls;
+    *n = 0;
+    if (depth > 16) return false;
+    for (uint32_t k = 0; k < fs->len; k++) {
+        uint32_t m;
+        Def *sub = NULL;
+        if (!struct_field_slice(F, sd, fs->items[k]->decl.name, &m, &m, &sub, at)) return false;
+        *n += m;
+    }
+    return true;
+}
+
+static bool field_size(Flattener *F, Def *sd, AstNode *fd, uint32_t *n, Def **sub, AstNode *at) {
+    AstNode *t = fd->decl.type;
+    Def *d = t && t->kind == AST_TYPE ? sema_try_lookup(F->prog, sd->lib, &t->type.name) : NULL;
+    *sub = d && d->node->kind == AST_STRUCT ? d : NULL;
+    if (*sub) return struct_size(F, *sub, n, at, 1);
+    *n = 1;
+    for (uint32_t k = 0; k < fd->decl.dims.len; k++) {
+        int64_t m;
+        if (!const_int(F, NULL, fd->decl.dims.items[k], &m)) return false;
+        *n *= (uint32_t)m;
+    }
+    return true;
+}
+
+/* the position of `field` in a flattened value of struct `sd` */
+bool struct_field_slice(Flattener *F, Def *sd, Sym field, uint32_t *off, uint32_t *n, Def **sub, AstNode *at) {
+    AstList *fs = &sd->node->def.decls;
+    uint32_t o = 0;
+    for (uint32_t k = 0; k < fs->len; k++) {
+        uint32_t m;
+        Def *s2;
+        if (!field_size(F, sd, fs->items[k], &m, &s2, at)) return false;
+        if (fs->items[k]->decl.name == field) {
+            *off = o;
+            *n = m;
+            *sub = s2;
+            return true;
+        }
+        o += m;
+    }
+    diag_error(at->span, "struct `%s` has no field `%s`", sd->name, field);
+    return false;
+}
+
+/* `p.x.y` where p is a struct-typed function argument */
+static bool env_field(Flattener *F, AstNode *e, Val *out, bool *handled) {
+    AstNode *path[16];
+    uint32_t n = 0;
+    AstNode *x = e;
+    for (; x->kind == AST_FIELD && n < 16; x = x->field.base) path[n++] = x;
+    Env *v = x->kind == AST_IDENT ? env_find(F->env, x->ident.name) : NULL;
+    *handled = v && v->sdef;
+    if (!*handled) return false;
+    Def *sd = v->sdef;
+    uint32_t off = 0, cnt = v->val.n;
+    for (uint32_t i = n; i-- > 0;) {
+        uint32_t o, m;
+        Def *sub;
+        if (!sd) {
+            diag_error(path[i]->span, "`%s` is not a struct", path[i]->field.name);
+            return false;
+        }
+        if (!struct_field_slice(F, sd, path[i]->field.name, &o, &m, &sub, path[i])) return false;
+        off += o;
+        cnt = m;
+        sd = sub;
+    }
+    if (cnt == 1 && !sd) {
+        *out = val_scalar(val_at(&v->val, off));
+        return true;
+    }
+    Val r = val_new(F, 1, &cnt);
+    for (uint32_t i = 0; i < cnt; i++) r.el[i] = val_at(&v->val, off + i);
+    *out = r;
+    return true;
+}
+
 static bool tr_name(Flattener *F, Inst *scope, AstNode *e, Val *out) {
+    if (e->kind == AST_FIELD) {
+        bool handled;
+        bool ok = env_field(F, e, out, &handled);
+        if (handled) return ok;
+    }
     if (e->kind == AST_IDENT) {
         Env *v = env_find(F->env, e->ident.name);
         if (v) {
