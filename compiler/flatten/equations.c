@@ -132,6 +132,30 @@ static void missing_value(Flattener *F, Elem *el) {
     if (o && o->elem) diag_note(o->elem->decl->span, "`%s` is declared here without a value for `%s`", o->path, el->name);
 }
 
+/* a parameter's value may use parameters only (not variables or time) */
+static bool param_value_ok(Flattener *F, Elem *el, Expr *x, AstNode *at) {
+    if (expr_is_const(x)) return true;
+    ExprVec v = {0};
+    expr_leaves(F->ctx, x, EXPR_VAR, &v);
+    for (uint32_t i = 0; i < v.len; i++) {
+        FlatVar *u = &F->m->vars.data[v.data[i]->index];
+        if (u->kind == FV_VARIABLE) {
+            diag_error(at->span, "the value of parameter `%s` uses the variable `%s`; a parameter's value may "
+                                 "only use parameters", el->name, u->name);
+            return false;
+        }
+    }
+    ExprVec d = {0};
+    expr_leaves(F->ctx, x, EXPR_DER, &d);
+    expr_leaves(F->ctx, x, EXPR_TIME, &d);
+    if (d.len) {
+        diag_error(at->span, "the value of parameter `%s` changes with time; a parameter's value may only use "
+                             "parameters", el->name);
+        return false;
+    }
+    return true;
+}
+
 static void var_binding(Flattener *F, Elem *el) {
     FlatVar *v = &F->m->vars.data[el->var];
     AstNode *val = el->value.expr;
@@ -144,8 +168,11 @@ static void var_binding(Flattener *F, Elem *el) {
         if (elem_const(F, el, &x))
             for (uint32_t i = 0; i < el->n; i++) F->m->vars.data[el->var + i].value = val_at(&x, i);
     } else if (val && binding_val(F, el, &el->value, &x)) {
-        if (is_param_kind(v->kind))
-            for (uint32_t i = 0; i < el->n; i++) F->m->vars.data[el->var + i].value = val_at(&x, i);
+        if (is_param_kind(v->kind)) {
+            for (uint32_t i = 0; i < el->n; i++)
+                if (param_value_ok(F, el, val_at(&x, i), val)) F->m->vars.data[el->var + i].value = val_at(&x, i);
+                else break;
+        }
         else equate(F, FE_NORMAL, el, &x, val->span);
     } else if (!val && v->kind == FV_PARAMETER) {
         missing_value(F, el);
