@@ -32,7 +32,10 @@
  *         as a state),
  *      b. higher derivative order first (der(der(x)) before der(v), so
  *         states stay the model's own first-order variables),
- *      c. within a class, full pivoting on the Jacobian evaluated at the
+ *      c. a column whose Jacobian entries depend on parameters only first
+ *         (it can be solved for everywhere: body coordinates tied to a
+ *         joint angle by x = l cos(phi) become dummies, phi stays a state),
+ *      d. within a class, full pivoting on the Jacobian evaluated at the
  *         start values (guess / `initial x = value` / 0, parameter
  *         defaults): the largest pivot wins, which keeps the chosen
  *         submatrix far from singular at the start.  For a pendulum that
@@ -197,13 +200,32 @@ static int prio(St *t, uint32_t sv) { return t->m->vars.data[t->sv.data[sv].base
 
 /* class of a column: lower = picked as dummy first */
 static bool same_class(St *t, uint32_t a, uint32_t b) {
-    return prio(t, a) == prio(t, b) && t->sv.data[a].order == t->sv.data[b].order;
+    return prio(t, a) == prio(t, b) && t->sv.data[a].order == t->sv.data[b].order &&
+           t->colconst[a] == t->colconst[b];
 }
 
 static int col_cmp_ctx(St *t, uint32_t a, uint32_t b) {
     if (prio(t, a) != prio(t, b)) return prio(t, a) < prio(t, b) ? -1 : 1;
     if (t->sv.data[a].order != t->sv.data[b].order) return t->sv.data[a].order > t->sv.data[b].order ? -1 : 1;
+    if (t->colconst[a] != t->colconst[b]) return t->colconst[a] ? -1 : 1;
     return a < b ? -1 : a > b;
+}
+
+/* A column whose entries depend on parameters only can be solved for
+ * everywhere, not just near the start point: such a variable makes the
+ * safer dummy.  (Joint angle vs body coordinates: `x = l cos(phi)` has
+ * coefficient 1 in x, -l sin(phi) in phi; phi stays the state.) */
+static void mark_const_columns(St *t, U32Vec *rows, U32Vec *cols) {
+    for (uint32_t c = 0; c < cols->len; c++) {
+        bool k = true;
+        for (uint32_t r = 0; r < rows->len && k; r++) {
+            Expr *d = expr_diff_once(t->c, t->eq.data[rows->data[r]].res, expr_leaf(t->c, EXPR_VAR, cols->data[c]));
+            ExprVec l = {0};
+            expr_leaves(t->c, d, EXPR_VAR, &l);
+            for (uint32_t i = 0; i < l.len && k; i++) k = !st_is_unknown(t, l.data[i]->index);
+        }
+        t->colconst[cols->data[c]] = k;
+    }
 }
 
 static void sort_cols(St *t, uint32_t *cols, uint32_t n) { /* insertion sort: stages are small */
@@ -259,6 +281,7 @@ static double *jacobian(St *t, U32Vec *rows, uint32_t *cols, uint32_t nc, bool g
 
 /* one stage: pick rows->len dummies among cols; the picked go to `out` */
 static bool stage(St *t, U32Vec *rows, U32Vec *cols, U32Vec *out) {
+    mark_const_columns(t, rows, cols);
     sort_cols(t, cols->data, cols->len);
     for (int pass = 0; pass < 2; pass++) {
         bool *picked = ARENA_ARRAY(t->arena, bool, cols->len + 1);
@@ -274,6 +297,7 @@ static bool stage(St *t, U32Vec *rows, U32Vec *cols, U32Vec *out) {
 
 static bool select_dummies(St *t) {
     start_values(t);
+    t->colconst = ARENA_ARRAY(t->arena, unsigned char, t->sv.len + 1);
     U32Vec rows = {0}, cols = {0};
     unsigned char *seen = ARENA_ARRAY(t->arena, unsigned char, t->sv.len + 1);
     for (uint32_t e = 0; e < t->eq.len; e++)

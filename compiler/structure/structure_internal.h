@@ -74,6 +74,8 @@ typedef struct {
     U32Vec bvars, beqs, torn;
     ExprVec resid_sv;  /* the residuals handed to IDA, in sv form */
     double *startv;    /* sv -> numeric start (dummy selection) */
+    unsigned char *colconst; /* sv -> its Jacobian column in the current
+                                selection stage is free of unknowns */
     /* slots */
     int32_t *pslot;    /* flat var -> p slot or -1 */
     int32_t *zslot;    /* y slot -> z index of y' (init system), -1 if none */
