@@ -243,17 +243,24 @@ static void expr(Fmt *f, const AstNode *e, int min) {
 }
 
 /* An equation or statement must not start with `-`/`+` (it would continue
- * the previous line's expression), so such a left side is parenthesized. */
-static bool starts_with_sign(const AstNode *e) {
-    while (e) {
+ * the previous line's expression), so such a left side is parenthesized.
+ * `min` is the level the printer needs at e: a child printed in its own
+ * parentheses starts with `(`, not with a sign. */
+static bool starts_with_sign(const AstNode *e, int min) {
+    while (e && level(e) >= min) {
         switch (e->kind) {
         case AST_UNARY: return e->unary.op != OP_NOT;
-        case AST_BINARY: e = e->binary.lhs; break;
-        case AST_FIELD: e = e->field.base; break;
-        case AST_INDEX: e = e->index.base; break;
-        case AST_CALL: e = e->call.callee; break;
-        case AST_AT: e = e->at.expr; break;
-        case AST_RANGE: e = e->range.start; break;
+        case AST_BINARY: {
+            int l = op_level(e->binary.op);
+            min = l == L_POW || l == L_CMP ? l + 1 : l;
+            e = e->binary.lhs;
+            break;
+        }
+        case AST_FIELD: min = L_POST; e = e->field.base; break;
+        case AST_INDEX: min = L_POST; e = e->index.base; break;
+        case AST_CALL: min = L_POST; e = e->call.callee; break;
+        case AST_AT: min = L_POST; e = e->at.expr; break;
+        case AST_RANGE: min = L_OR; e = e->range.start; break;
         default: return false;
         }
     }
@@ -261,7 +268,7 @@ static bool starts_with_sign(const AstNode *e) {
 }
 
 static void lead_expr(Fmt *f, const AstNode *e, int min) {
-    if (starts_with_sign(e) && level(e) >= min) {
+    if (starts_with_sign(e, min)) {
         put(f, "(");
         expr(f, e, L_TOP);
         put(f, ")");
@@ -576,7 +583,7 @@ static void item(Fmt *f, const AstNode *n) {
             const AstNode *s = n->func.body.items[i];
             lead(f, 1, s);
             if (s->fstmt.name) { fprintf(f->out, "%s = ", s->fstmt.name); expr(f, s->fstmt.value, L_TOP); }
-            else if (starts_with_sign(s->fstmt.value)) { put(f, "("); expr(f, s->fstmt.value, L_TOP); put(f, ")"); }
+            else if (starts_with_sign(s->fstmt.value, L_TOP)) { put(f, "("); expr(f, s->fstmt.value, L_TOP); put(f, ")"); }
             else expr(f, s->fstmt.value, L_TOP);
             tail(f, s);
         }
