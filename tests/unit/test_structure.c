@@ -1,0 +1,175 @@
+/*
+ * test_structure.c -- unit tests of the structure phase on flat models built
+ * by hand: matching that needs augmenting paths, long alias chains (no
+ * recursion), Pantelides + dummy derivatives on the Cartesian pendulum,
+ * statePriority, structural singularity.
+ */
+#include <check.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "structure.h"
+
+typedef struct {
+    Arena *arena;
+    ExprCtx *c;
+    FlatModel *m;
+} Fx;
+
+static Fx fx_new(const char *name) {
+    Fx f;
+    f.arena = arena_new();
+    f.c = expr_ctx_new(f.arena);
+    f.m = ARENA_NEW(f.arena, FlatModel);
+    f.m->ctx = f.c;
+    f.m->name = name;
+    diag_reset();
+    return f;
+}
+
+static Expr *var(Fx *f, const char *name, FlatVarKind kind, double value) {
+    FlatVar v = {.name = name, .kind = kind, .min = -INFINITY, .max = INFINITY};
+    if (kind != FV_VARIABLE) v.value = expr_const(f->c, value);
+    vec_push(f->arena, &f->m->vars, v);
+    return expr_leaf(f->c, EXPR_VAR, f->m->vars.len - 1);
+}
+
+static void eq(Fx *f, Expr *lhs, Expr *rhs) {
+    FlatEq q = {.kind = FE_NORMAL, .lhs = lhs, .rhs = rhs, .origin = ""};
+    vec_push(f->arena, &f->m->eqs, q);
+}
+
+static void initial(Fx *f, Expr *lhs, Expr *rhs) {
+    FlatEq q = {.kind = FE_INITIAL, .lhs = lhs, .rhs = rhs, .origin = ""};
+    vec_push(f->arena, &f->m->eqs, q);
+}
+
+static Expr *der(Fx *f, Expr *v) { return expr_leaf(f->c, EXPR_DER, v->index); }
+
+static bool is_state(const System *s, const char *name) {
+    for (uint32_t y = 0; y < s->ny; y++)
+        if (s->y_is_diff[y] && strcmp(s->y_names[y], name) == 0) return true;
+    return false;
+}
+
+static uint32_t nstates(const System *s) {
+    uint32_t n = 0;
+    for (uint32_t y = 0; y < s->ny; y++) n += s->y_is_diff[y];
+    return n;
+}
+
+/* m der(vx) = -lambda x, m der(vy) = -lambda y - m g, x^2 + y^2 = L^2 */
+static System *pendulum(Fx *f, int prio_y) {
+    ExprCtx *c = f->c;
+    Expr *L = var(f, "L", FV_PARAMETER, 1), *g = var(f, "g", FV_PARAMETER, 9.81);
+    Expr *x = var(f, "x", FV_VARIABLE, 0), *y = var(f, "y", FV_VARIABLE, 0);
+    Expr *vx = var(f, "vx", FV_VARIABLE, 0), *vy = var(f, "vy", FV_VARIABLE, 0);
+    Expr *lam = var(f, "lambda", FV_VARIABLE, 0);
+    f->m->vars.data[y->index].state_priority = prio_y;
+    f->m->vars.data[vy->index].state_priority = prio_y;
+    f->m->vars.data[y->index].guess = expr_const(c, -0.9);
+    eq(f, der(f, x), vx);
+    eq(f, der(f, y), vy);
+    eq(f, der(f, vx), expr_neg(c, expr_mul(c, lam, x)));
+    eq(f, der(f, vy), expr_sub(c, expr_neg(c, expr_mul(c, lam, y)), g));
+    eq(f, expr_add(c, expr_mul(c, x, x), expr_mul(c, y, y)), expr_mul(c, L, L));
+    initial(f, x, expr_const(c, 0.4));
+    initial(f, vx, expr_const(c, 0));
+    return structure(f->m);
+}
+
+START_TEST(pendulum_states) {
+    Fx f = fx_new("Pendulum");
+    System *s = pendulum(&f, 0);
+    ck_assert_ptr_nonnull(s);
+    ck_assert_uint_eq(nstates(s), 2); /* one degree of freedom: position and velocity */
+    ck_assert(is_state(s, "x") && is_state(s, "vx"));
+    ck_assert_uint_eq(s->nout, 5);
+    arena_free(f.arena);
+}
+END_TEST
+
+START_TEST(pendulum_state_priority) {
+    Fx f = fx_new("Pendulum");
+    System *s = pendulum(&f, 5);
+    ck_assert_ptr_nonnull(s);
+    ck_assert_uint_eq(nstates(s), 2);
+    ck_assert(is_state(s, "y") && is_state(s, "vy"));
+    arena_free(f.arena);
+}
+END_TEST
+
+/* e_i: x_i + x_{i+1}^3 = t for i < n-1 and x_{n-1}^3 = t, listed so that a
+ * greedy pass matches e_i to x_i only after augmenting paths fix the rest:
+ * equations in reverse order, each preferring its first unknown. */
+START_TEST(matching_needs_augmenting_paths) {
+    Fx f = fx_new("Chain");
+    ExprCtx *c = f.c;
+    enum { N = 2000 };
+    Expr *x[N];
+    for (int i = 0; i < N; i++) x[i] = var(&f, arena_printf(f.arena, "x%d", i), FV_VARIABLE, 0);
+    Expr *three = expr_const(c, 3);
+    for (int i = 0; i < N - 1; i++)
+        eq(&f, expr_add(c, expr_pow(c, x[i + 1], three), expr_pow(c, x[i], three)), expr_time(c));
+    eq(&f, expr_pow(c, x[0], three), expr_time(c));
+    System *s = structure(f.m);
+    ck_assert_ptr_nonnull(s);
+    ck_assert_uint_eq(s->ny, N);
+    ck_assert_uint_eq(nstates(s), 0);
+    arena_free(f.arena);
+}
+END_TEST
+
+/* x_0 = x_1, x_1 = x_2, ..., der(x_{n-1}) = -x_{n-1}: one state, n outputs,
+ * and a union-find path as long as the model */
+START_TEST(long_alias_chain) {
+    Fx f = fx_new("Aliases");
+    ExprCtx *c = f.c;
+    enum { N = 300000 };
+    Expr **x = malloc(sizeof *x * N);
+    for (int i = 0; i < N; i++) x[i] = var(&f, arena_printf(f.arena, "x%d", i), FV_VARIABLE, 0);
+    for (int i = N - 1; i > 0; i--) eq(&f, x[i - 1], x[i]);
+    eq(&f, der(&f, x[N - 1]), expr_neg(c, x[N - 1]));
+    System *s = structure(f.m);
+    ck_assert_ptr_nonnull(s);
+    ck_assert_uint_eq(s->ny, 1);
+    ck_assert_uint_eq(s->nout, N);
+    free(x);
+    arena_free(f.arena);
+}
+END_TEST
+
+START_TEST(singular_is_an_error) {
+    Fx f = fx_new("Singular");
+    ExprCtx *c = f.c;
+    Expr *x = var(&f, "x", FV_VARIABLE, 0);
+    var(&f, "y", FV_VARIABLE, 0);
+    eq(&f, expr_mul(c, x, x), expr_const(c, 2));
+    eq(&f, expr_mul(c, expr_const(c, 3), x), expr_const(c, 1));
+    FILE *null = fopen("/dev/null", "w");
+    diag_set_output(null);
+    System *s = structure(f.m);
+    diag_set_output(stderr);
+    fclose(null);
+    ck_assert_ptr_null(s);
+    ck_assert_uint_ge(diag_error_count(), 1);
+    arena_free(f.arena);
+}
+END_TEST
+
+int main(void) {
+    Suite *s = suite_create("structure");
+    TCase *tc = tcase_create("structure");
+    tcase_set_timeout(tc, 0);
+    tcase_add_test(tc, pendulum_states);
+    tcase_add_test(tc, pendulum_state_priority);
+    tcase_add_test(tc, matching_needs_augmenting_paths);
+    tcase_add_test(tc, long_alias_chain);
+    tcase_add_test(tc, singular_is_an_error);
+    suite_add_tcase(s, tc);
+    SRunner *r = srunner_create(s);
+    srunner_run_all(r, CK_NORMAL);
+    int failed = srunner_ntests_failed(r);
+    srunner_free(r);
+    return failed ? 1 : 0;
+}
