@@ -3,12 +3,12 @@
  * and attributes (element-wise for arrays), declaration equations and
  * initial values, and relations.
  *
- * Relations are walked in two passes.  The first expands the structural
- * forms -- `for` (ranges and array literals, nested), `if`/`elseif`/`else`
- * on structural conditions, `switch` on enum values -- translates every
- * `connect`, and defers the other relations with their loop environment.
- * The second (flatten_deferred) translates the deferred relations, after
- * the connection sets are known (instream() needs them).  Array equations
+ * Relations are walked once, expanding the structural forms -- `for`
+ * (ranges and array literals, nested), `if`/`elseif`/`else` on structural
+ * conditions, `switch` on enum values -- and translating every relation,
+ * except those that use instream()/actualstream(): they need the complete
+ * connection sets, so they are deferred with their loop environment and
+ * translated afterwards (flatten_deferred).  Array equations
  * give one scalar equation per element.  Linear in the expanded relations.
  */
 #include "flatten_internal.h"
@@ -251,12 +251,42 @@ static void tr_assert(Flattener *F, Inst *inst, AstNode *r) {
     if (c) vec_push(F->arena, &F->m->asserts, ((FlatAssert){c, text, r->span}));
 }
 
+static bool uses_instream(AstNode *e) {
+    if (!e) return false;
+    switch (e->kind) {
+    case AST_EQUATION: return uses_instream(e->eq.lhs) || uses_instream(e->eq.rhs);
+    case AST_ASSERT: return uses_instream(e->assert_.cond);
+    case AST_CALL: {
+        AstNode *c = e->call.callee;
+        if (c->kind == AST_IDENT && (!strcmp(c->ident.name, "instream") || !strcmp(c->ident.name, "actualstream")))
+            return true;
+        for (uint32_t i = 0; i < e->call.args.len; i++)
+            if (uses_instream(e->call.args.items[i]->arg.value)) return true;
+        return false;
+    }
+    case AST_UNARY: return uses_instream(e->unary.lhs);
+    case AST_BINARY: return uses_instream(e->binary.lhs) || uses_instream(e->binary.rhs);
+    case AST_IFEXPR:
+        return uses_instream(e->ifexpr.cond) || uses_instream(e->ifexpr.then) || uses_instream(e->ifexpr.else_);
+    case AST_ARRAY:
+        for (uint32_t i = 0; i < e->array.elems.len; i++)
+            if (uses_instream(e->array.elems.items[i])) return true;
+        return false;
+    case AST_COMPREHENSION: return uses_instream(e->compr.body);
+    default: return false; /* names, literals: instream() cannot hide in them */
+    }
+}
+
+static void translate(Flattener *F, Inst *inst, AstNode *r) {
+    if (r->kind == AST_EQUATION) tr_equation(F, inst, r);
+    else tr_assert(F, inst, r);
+}
+
 void flatten_deferred(Flattener *F) {
     for (uint32_t i = 0; i < F->deferred.len; i++) {
         Deferred *d = &F->deferred.data[i];
         F->env = d->env;
-        if (d->rel->kind == AST_EQUATION) tr_equation(F, d->inst, d->rel);
-        else tr_assert(F, d->inst, d->rel);
+        translate(F, d->inst, d->rel);
     }
     F->env = NULL;
 }
@@ -277,10 +307,14 @@ static void walk_for(Flattener *F, Inst *inst, AstNode *r, uint32_t k) {
         diag_error(it->iter.range->span, "`for` needs a range or a vector");
         return;
     }
-    Env *save = F->env;
+    Env *save = F->env, *cur = NULL;
     for (uint32_t i = 0; i < range.n; i++) {
-        F->env = env_push(F, save, it->iter.name, val_scalar(val_at(&range, i)));
+        uint32_t deferred = F->deferred.len;
+        if (!cur) cur = env_push(F, save, it->iter.name, val_scalar(val_at(&range, i)));
+        else cur->val = val_scalar(val_at(&range, i)); /* nothing kept the previous one */
+        F->env = cur;
         walk_for(F, inst, r, k + 1);
+        if (F->deferred.len != deferred) cur = NULL; /* a deferred relation keeps it */
     }
     F->env = save;
 }
@@ -340,7 +374,8 @@ static void walk_switch(Flattener *F, Inst *inst, AstNode *r) {
 static void walk_one(Flattener *F, Inst *inst, AstNode *r) {
     switch (r->kind) {
     case AST_EQUATION: case AST_ASSERT:
-        vec_push(F->arena, &F->deferred, ((Deferred){r, inst, F->env}));
+        if (uses_instream(r)) vec_push(F->arena, &F->deferred, ((Deferred){r, inst, F->env}));
+        else translate(F, inst, r);
         break;
     case AST_CONNECT: connect_members(F, inst, r); break;
     case AST_FOR: walk_for(F, inst, r, 0); break;

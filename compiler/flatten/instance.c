@@ -508,6 +508,11 @@ static void elaborate_array(Flattener *F, Inst *inst, Elem *e, int depth) {
     char buf[96];
     for (uint32_t i = 0; i < e->n; i++) {
         PendingVec mods = {0};
+        uint32_t nm = body->type.mods.len; /* exact size: arrays can be large */
+        if (nm) {
+            mods.data = ARENA_ARRAY(F->arena, Pending, nm);
+            mods.cap = nm;
+        }
         add_mods(F, &mods, body, inst, envs.data[i]);
         index_name(buf, sizeof buf, e, i);
         e->children[i] = new_child(F, inst, e, arena_printf(F->arena, "%s%s", base, buf), envs.data[i], &mods, depth);
