@@ -20,12 +20,15 @@
 
 #define MAX_LISTED 8
 
-static const unsigned char *g_computed; /* top-level inputs given an equation */
+typedef struct {
+    const FlatModel *m;
+    unsigned char *computed; /* top-level inputs given an equation */
+} Bal;
 
-static bool is_unknown_at(const FlatModel *m, uint32_t i) {
-    const FlatVar *v = &m->vars.data[i];
+static bool is_unknown_at(const Bal *b, uint32_t i) {
+    const FlatVar *v = &b->m->vars.data[i];
     if (v->kind != FV_VARIABLE) return false; /* `missing` parameters: initialization */
-    return !(v->top_conn && v->conn == FC_INPUT) || (g_computed && g_computed[i]);
+    return !(v->top_conn && v->conn == FC_INPUT) || (b->computed && b->computed[i]);
 }
 
 static bool is_bare_input(const FlatModel *m, const Expr *e) {
@@ -63,12 +66,12 @@ static void mark_leaves(const FlatModel *m, Expr *e, unsigned char *seen) {
     for (uint32_t i = 0; i < v.len; i++) seen[v.data[i]->index] = 1;
 }
 
-static void list_unused(const FlatModel *m, unsigned char *seen, Arena *a) {
-    (void)a;
+static void list_unused(const Bal *b, unsigned char *seen) {
+    const FlatModel *m = b->m;
     uint32_t listed = 0, more = 0;
     for (uint32_t i = 0; i < m->vars.len; i++) {
         const FlatVar *v = &m->vars.data[i];
-        if (!is_unknown_at(m, i) || seen[i]) continue;
+        if (!is_unknown_at(b, i) || seen[i]) continue;
         if (listed++ < MAX_LISTED) diag_note(v->span, "`%s` appears in no equation", v->name);
         else more++;
     }
@@ -76,12 +79,13 @@ static void list_unused(const FlatModel *m, unsigned char *seen, Arena *a) {
     if (!listed) diag_note((Span){0}, "every unknown appears in some equation; look for a missing relation");
 }
 
-static bool has_unknown(const FlatModel *m, const FlatEq *q) {
+static bool has_unknown(const Bal *b, const FlatEq *q) {
+    const FlatModel *m = b->m;
     ExprVec v = {0};
     expr_leaves(m->ctx, q->lhs, EXPR_VAR, &v);
     expr_leaves(m->ctx, q->rhs, EXPR_VAR, &v);
     for (uint32_t i = 0; i < v.len; i++)
-        if (is_unknown_at(m, v.data[i]->index)) return true;
+        if (is_unknown_at(b, v.data[i]->index)) return true;
     ExprVec d = {0};
     expr_leaves(m->ctx, q->lhs, EXPR_DER, &d);
     expr_leaves(m->ctx, q->rhs, EXPR_DER, &d);
@@ -102,11 +106,12 @@ static void note_eq(const FlatModel *m, const FlatEq *q, const char *why) {
     free(buf);
 }
 
-static void list_extra(const FlatModel *m, uint32_t excess) {
+static void list_extra(const Bal *b, uint32_t excess) {
+    const FlatModel *m = b->m;
     uint32_t listed = 0;
     for (uint32_t i = 0; i < m->eqs.len && listed < MAX_LISTED; i++) {
         const FlatEq *q = &m->eqs.data[i];
-        if (q->kind == FE_NORMAL && !has_unknown(m, q)) {
+        if (q->kind == FE_NORMAL && !has_unknown(b, q)) {
             note_eq(m, q, "this equation has no unknown");
             listed++;
         }
@@ -121,20 +126,19 @@ static void list_extra(const FlatModel *m, uint32_t excess) {
     }
 }
 
-static bool balance_report(const FlatModel *m, Def *d);
+static bool balance_report(const Bal *b, Def *d);
 
 bool flat_check_balance(const FlatModel *m, Def *d) {
-    unsigned char *computed = computed_inputs(m);
-    g_computed = computed;
-    bool ok = balance_report(m, d);
-    g_computed = NULL;
-    free(computed);
+    Bal b = {m, computed_inputs(m)};
+    bool ok = balance_report(&b, d);
+    free(b.computed);
     return ok;
 }
 
-static bool balance_report(const FlatModel *m, Def *d) {
+static bool balance_report(const Bal *b, Def *d) {
+    const FlatModel *m = b->m;
     uint32_t neq = 0, nunk = 0;
-    for (uint32_t i = 0; i < m->vars.len; i++) nunk += is_unknown_at(m, i);
+    for (uint32_t i = 0; i < m->vars.len; i++) nunk += is_unknown_at(b, i);
     for (uint32_t i = 0; i < m->eqs.len; i++) neq += m->eqs.data[i].kind == FE_NORMAL;
     if (neq == nunk) return true;
     Span at = d ? d->node->span : (Span){0};
@@ -148,12 +152,12 @@ static bool balance_report(const FlatModel *m, Def *d) {
             mark_leaves(m, m->eqs.data[i].lhs, seen);
             mark_leaves(m, m->eqs.data[i].rhs, seen);
         }
-        list_unused(m, seen, NULL);
+        list_unused(b, seen);
         free(seen);
     } else {
         diag_error(at, "`%s` is overdetermined: %u equations for %u unknown%s (%u too many)", m->name, neq, nunk,
                    nunk == 1 ? "" : "s", neq - nunk);
-        list_extra(m, neq - nunk);
+        list_extra(b, neq - nunk);
     }
     return false;
 }
