@@ -53,7 +53,8 @@ static void add_defs(Program *p, Library *lib, AstFile *f) {
     for (uint32_t i = 0; i < f->items.len; i++) {
         AstNode *n = f->items.items[i];
         Sym name = def_name(n);
-        if (!name) continue; /* `using` */
+        if (n->kind == AST_USING) vec_push(p->arena, &lib->usings, n);
+        if (!name) continue;
         Def *old = hmap_get(&lib->def_by_name, (uint64_t)(uintptr_t)name);
         if (old) {
             diag_error(def_name_span(n), "duplicate definition of `%s`", name);

@@ -23,12 +23,44 @@ static Library *base_library(Program *p) {
     return sub_in(p->root, intern_cstr(p->in, "Dyad"));
 }
 
+/* the library a `using` names, from the root */
+static Library *using_lib(Program *p, AstNode *u) {
+    Library *l = p->root;
+    for (uint32_t i = 0; l && i < u->using.lib.len; i++) l = sub_in(l, u->using.lib.parts[i]);
+    return u->using.lib.len ? l : NULL;
+}
+
+/* `using Lib: a, b` imports a and b; `using Lib` opens Lib */
+static Def *resolve_using(Program *p, Library *from, const AstQName *q) {
+    for (Library *l = from; l; l = l->parent)
+        for (uint32_t i = 0; i < l->usings.len; i++) {
+            AstNode *u = l->usings.data[i];
+            Library *src = using_lib(p, u);
+            if (!src) continue;
+            if (!u->using.syms.len) {
+                Def *d = resolve_from(src, q);
+                if (d) return d;
+                continue;
+            }
+            for (uint32_t k = 0; k < u->using.syms.len; k++)
+                if (u->using.syms.items[k]->decl.name == q->parts[0]) {
+                    Library *s = sub_in(src, q->parts[0]);
+                    if (q->len == 1) return def_in(src, q->parts[0]);
+                    AstQName rest = {q->parts + 1, q->len - 1, q->span};
+                    if (s) return resolve_from(s, &rest);
+                }
+        }
+    return NULL;
+}
+
 Def *sema_try_lookup(Program *p, Library *from, const AstQName *q) {
     if (!q->len) return NULL;
     for (Library *l = from; l; l = l->parent) {
         Def *d = resolve_from(l, q);
         if (d) return d;
     }
+    Def *u = resolve_using(p, from, q);
+    if (u) return u;
     Library *base = base_library(p);
     return base ? resolve_from(base, q) : NULL;
 }

@@ -10,8 +10,11 @@
  *
  * Lookup of a name used inside a definition of library L (LANGUAGE.md §2):
  *   1. a definition of L itself, then of L's enclosing libraries,
- *   2. a definition of the base library `Dyad`,
- *   3. a qualified name from the root (`ElectricalComponents.Resistor`).
+ *   2. a name imported by a `using` of L or an enclosing library
+ *      (`using Lib: a, b` imports a and b; `using Lib` makes Lib's
+ *      definitions visible unqualified),
+ *   3. a definition of the base library `Dyad`,
+ *   4. a qualified name from the root (`ElectricalComponents.Resistor`).
  */
 #ifndef DYADC_SEMA_H
 #define DYADC_SEMA_H
@@ -35,6 +38,7 @@ struct Library {
     Vec(Library *) subs;
     HashMap def_by_name;  /* Sym -> Def* */
     HashMap sub_by_name;  /* Sym -> Library* */
+    Vec(AstNode *) usings; /* `using Lib: a, b` / `using Lib` of its files */
 };
 
 typedef struct Program {
