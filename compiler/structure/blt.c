@@ -259,7 +259,10 @@ static void tear(St *t, Tear *w, Block *b) {
     }
     ExprVec res = {0};
     for (uint32_t i = 0; i < b->size; i++)
-        if (!w->used[i]) vec_push(t->arena, &res, substituted(t, t->beqs.data[b->first + i]));
+        if (!w->used[i]) {
+            vec_push(t->arena, &res, substituted(t, t->beqs.data[b->first + i]));
+            vec_push(t->arena, &t->resid_eq, t->beqs.data[b->first + i]);
+        }
     b->kind = linear_in(t, &res, &tv) ? BK_LINEAR : BK_NONLINEAR;
     b->ntorn = tv.len;
     b->tfirst = t->torn.len;
@@ -276,11 +279,15 @@ static void single(St *t, Block *b) {
     b->kind = t->sv.data[v].role == SR_DERIV ? BK_STATE_DER : BK_IMPLICIT;
     b->res = r;
     vec_push(t->arena, &t->resid_sv, r);
+    vec_push(t->arena, &t->resid_eq, e);
 }
 
 static void whole(St *t, Block *b) {
     b->kind = BK_SPARSE;
-    for (uint32_t i = 0; i < b->size; i++) vec_push(t->arena, &t->resid_sv, substituted(t, t->beqs.data[b->first + i]));
+    for (uint32_t i = 0; i < b->size; i++) {
+        vec_push(t->arena, &t->resid_sv, substituted(t, t->beqs.data[b->first + i]));
+        vec_push(t->arena, &t->resid_eq, t->beqs.data[b->first + i]);
+    }
 }
 
 bool struct_blt(St *t) {

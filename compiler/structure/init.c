@@ -18,6 +18,8 @@
 
 #include "dyad_model.h"
 
+#include <string.h>
+
 /* initial relations in structural form; NULL (with an error) when one
  * mentions a derivative that is not a variable of the simulation system */
 static Expr **initial_relations(St *t) {
@@ -175,6 +177,65 @@ static void init_layout(St *t) {
     }
 }
 
+/* row origins: an equation of the simulation system (SEq index), an
+ * initial relation (ROW_INITIAL | flat index), a fixed state (ROW_FIXED | y) */
+#define ROW_INITIAL 0x80000000u
+#define ROW_FIXED 0x40000000u
+
+static void row_note(St *t, uint32_t src, const char *what) {
+    if (src & ROW_FIXED) diag_note((Span){0}, "%s: the start value of `%s`", what, t->s->y_names[src & ~ROW_FIXED]);
+    else if (src & ROW_INITIAL) diag_note(t->m->eqs.data[src & ~ROW_INITIAL].span, "%s (initial relation)", what);
+    else st_note_eq(t, src, what);
+}
+
+/* Under-determined: every state that no initial relation mentions (neither
+ * it nor its derivative) is fixed at its guess/default; one warning lists them. */
+static void fix_states(St *t, ExprVec *rows, U32Vec *src, unsigned char *mentioned) {
+    System *s = t->s;
+    char *list = NULL;
+    for (uint32_t y = 0; y < s->ny && rows->len < s->init_n; y++) {
+        if (!s->y_is_diff[y] || mentioned[y] || mentioned[t->zslot[y]]) continue;
+        list = list ? arena_printf(t->arena, "%s, `%s`", list, s->y_names[y]) : arena_printf(t->arena, "`%s`", s->y_names[y]);
+        Expr *zy = expr_leaf(t->c, EXPR_Z, y);
+        vec_push(t->arena, rows, expr_sub(t->c, zy, expr_subst(t->c, s->start[y], map_missing, t)));
+        vec_push(t->arena, src, ROW_FIXED | y);
+    }
+    if (list) diag_warning((Span){0}, "no initial value for the state%s %s of `%s`; starting at the guess/default",
+                           strchr(list, ',') ? "s" : "", list, t->m->name);
+}
+
+/* Counts, then a matching of rows to z unknowns (Hopcroft-Karp): the
+ * equations left unmatched over-determine, the unknowns left unmatched are
+ * not determined.  Errors name them. */
+static bool init_check(St *t, ExprVec *rows, U32Vec *src) {
+    System *s = t->s;
+    StGraph g = {rows->len, s->init_n, ARENA_ARRAY(t->arena, uint32_t, rows->len + 1), NULL};
+    U32Vec adj = {0};
+    for (uint32_t r = 0; r < rows->len; r++) {
+        ExprVec zs = {0};
+        expr_leaves(t->c, rows->data[r], EXPR_Z, &zs);
+        for (uint32_t k = 0; k < zs.len; k++) vec_push(t->arena, &adj, zs.data[k]->index);
+        g.ptr[r + 1] = adj.len;
+    }
+    g.adj = adj.data;
+    int32_t *rm = ARENA_ARRAY(t->arena, int32_t, rows->len + 1), *cm = ARENA_ARRAY(t->arena, int32_t, s->init_n + 1);
+    uint32_t matched = st_bip_match(t->arena, &g, rm, cm);
+    if (rows->len == s->init_n && matched == s->init_n) return true;
+    Span sp = {0};
+    for (uint32_t i = 0; i < t->m->eqs.len && !sp.file; i++)
+        if (t->m->eqs.data[i].kind == FE_INITIAL) sp = t->m->eqs.data[i].span;
+    const char *how = rows->len > s->init_n ? "over-determined" : rows->len < s->init_n ? "under-determined"
+                                                                                      : "structurally singular";
+    diag_error(sp, "the initialization system of `%s` is %s: %u equations (%u of the simulation "
+                   "system, %u initial relations) for %u unknowns",
+               t->m->name, how, rows->len, s->ny, rows->len - s->ny, s->init_n);
+    for (uint32_t r = 0; r < rows->len; r++)
+        if (rm[r] < 0) row_note(t, src->data[r], "no unknown left for this equation");
+    for (uint32_t z = 0; z < s->init_n; z++)
+        if (cm[z] < 0) diag_note((Span){0}, "nothing determines `%s`", s->init_names[z]);
+    return false;
+}
+
 void struct_build_init(St *t) {
     System *s = t->s;
     bool explicit_only;
@@ -188,36 +249,23 @@ void struct_build_init(St *t) {
     t->to_init = true;
     /* rows: the simulation residuals at t0, then the initial relations */
     ExprVec rows = {0};
-    for (uint32_t r = 0; r < t->resid_sv.len; r++) vec_push(t->arena, &rows, lower(t, t->resid_sv.data[r]));
+    U32Vec src = {0}; /* row origin, see row_note() */
+    for (uint32_t r = 0; r < t->resid_sv.len; r++) {
+        vec_push(t->arena, &rows, lower(t, t->resid_sv.data[r]));
+        vec_push(t->arena, &src, t->resid_eq.data[r]);
+    }
     unsigned char *mentioned = ARENA_ARRAY(t->arena, unsigned char, s->init_n + 1);
     for (uint32_t i = 0; i < t->m->eqs.len; i++) {
         if (t->m->eqs.data[i].kind != FE_INITIAL || !init[i]) continue;
         vec_push(t->arena, &rows, lower(t, init[i]));
+        vec_push(t->arena, &src, ROW_INITIAL | i);
         ExprVec zs = {0};
         expr_leaves(t->c, rows.data[rows.len - 1], EXPR_Z, &zs);
         for (uint32_t k = 0; k < zs.len; k++) mentioned[zs.data[k]->index] = 1;
     }
-    for (uint32_t y = 0; y < s->ny && rows.len < s->init_n; y++) {
-        if (!s->y_is_diff[y] || mentioned[y] || mentioned[t->zslot[y]]) continue;
-        diag_warning((Span){0}, "no initial value for state `%s`; starting it at its guess/default",
-                     s->y_names[y]);
-        Expr *zy = expr_leaf(t->c, EXPR_Z, y);
-        vec_push(t->arena, &rows, expr_sub(t->c, zy, expr_subst(t->c, s->start[y], map_missing, t)));
-    }
+    fix_states(t, &rows, &src, mentioned);
     t->to_init = false;
-    if (rows.len != s->init_n) {
-        Span sp = {0};
-        for (uint32_t i = 0; i < t->m->eqs.len && !sp.file; i++)
-            if (t->m->eqs.data[i].kind == FE_INITIAL) sp = t->m->eqs.data[i].span;
-        diag_error(sp, "the initialization system of `%s` is %s-determined: %u equations (%u of "
-                       "the simulation system, %u initial relations) for %u unknowns",
-                   t->m->name, rows.len > s->init_n ? "over" : "under", rows.len, s->ny,
-                   rows.len - s->ny, s->init_n);
-        for (uint32_t i = 0; i < t->m->eqs.len; i++)
-            if (t->m->eqs.data[i].kind == FE_INITIAL)
-                diag_note(t->m->eqs.data[i].span, "initial relation");
-        return;
-    }
+    if (!init_check(t, &rows, &src)) return;
     s->init_resid = rows.data;
     init_jacobian(t, &rows);
 }

@@ -1,7 +1,7 @@
 /*
  * matching.c -- bipartite matching of equations to unknowns.
  *
- * st_match: Hopcroft & Karp, "An n^{5/2} algorithm for maximum matchings
+ * st_bip_match / st_match: Hopcroft & Karp, "An n^{5/2} algorithm for maximum matchings
  * in bipartite graphs" (SIAM J. Comput. 2(4), 1973): phases of one BFS that
  * layers the graph from the free equations and one DFS that augments along
  * vertex-disjoint shortest paths; O(E sqrt(V)).  A greedy pass first
@@ -40,115 +40,114 @@ void st_grow_match(St *t) {
     }
 }
 
+/* ---------- Hopcroft-Karp on a CSR graph (rows = equations) ---------- */
+
 typedef struct {
-    St *t;
-    StEqFilter use_eq;
-    StVarFilter use_var;
-    uint32_t *dist;    /* eq -> BFS layer, INF = unreachable */
-    uint32_t *it;      /* eq -> DFS position in inc */
+    const StGraph *g;
+    int32_t *rm, *cm;  /* row -> column, column -> row, -1 = free */
+    uint32_t *dist;    /* row -> BFS layer, INF = unreachable */
+    uint32_t *it;      /* row -> DFS position in its adjacency */
     uint32_t *queue;   /* BFS queue, reused as DFS stack */
 } Hk;
 
 #define INF UINT32_MAX
 
 static void greedy(Hk *h) {
-    St *t = h->t;
-    for (uint32_t e = 0; e < t->eq.len; e++) {
-        if (t->match[e] >= 0 || (h->use_eq && !h->use_eq(t, e))) continue;
-        SEq *q = &t->eq.data[e];
-        for (uint32_t k = 0; k < q->ninc; k++) {
-            uint32_t v = q->inc[k];
-            if (t->assign[v] < 0 && h->use_var(t, v)) {
-                t->assign[v] = (int32_t)e;
-                t->match[e] = (int32_t)v;
-                break;
+    const StGraph *g = h->g;
+    for (uint32_t r = 0; r < g->nrows; r++)
+        for (uint32_t k = g->ptr[r]; k < g->ptr[r + 1] && h->rm[r] < 0; k++)
+            if (h->cm[g->adj[k]] < 0) {
+                h->cm[g->adj[k]] = (int32_t)r;
+                h->rm[r] = (int32_t)g->adj[k];
             }
-        }
-    }
 }
 
-/* layers from the free equations; true if some free unknown is reachable */
+/* layers from the free rows; true if some free column is reachable */
 static bool bfs(Hk *h) {
-    St *t = h->t;
+    const StGraph *g = h->g;
     uint32_t head = 0, tail = 0;
     bool found = false;
-    for (uint32_t e = 0; e < t->eq.len; e++) {
-        h->dist[e] = INF;
-        if (t->match[e] < 0 && (!h->use_eq || h->use_eq(t, e))) {
-            h->dist[e] = 0;
-            h->queue[tail++] = e;
-        }
+    for (uint32_t r = 0; r < g->nrows; r++) {
+        h->dist[r] = INF;
+        if (h->rm[r] < 0) { h->dist[r] = 0; h->queue[tail++] = r; }
     }
     while (head < tail) {
-        uint32_t e = h->queue[head++];
-        SEq *q = &t->eq.data[e];
-        for (uint32_t k = 0; k < q->ninc; k++) {
-            uint32_t v = q->inc[k];
-            if (!h->use_var(t, v)) continue;
-            int32_t e2 = t->assign[v];
-            if (e2 < 0) found = true;
-            else if (h->dist[e2] == INF) {
-                h->dist[e2] = h->dist[e] + 1;
-                h->queue[tail++] = (uint32_t)e2;
+        uint32_t r = h->queue[head++];
+        for (uint32_t k = g->ptr[r]; k < g->ptr[r + 1]; k++) {
+            int32_t r2 = h->cm[g->adj[k]];
+            if (r2 < 0) found = true;
+            else if (h->dist[r2] == INF) {
+                h->dist[r2] = h->dist[r] + 1;
+                h->queue[tail++] = (uint32_t)r2;
             }
         }
     }
     return found;
 }
 
-/* flip the path held on the stack: each equation takes its current unknown */
+/* flip the path held on the stack: each row takes its current column */
 static void flip(Hk *h, uint32_t *stack, uint32_t n) {
-    St *t = h->t;
     for (uint32_t i = n; i-- > 0;) {
-        uint32_t e = stack[i];
-        uint32_t v = t->eq.data[e].inc[h->it[e]];
-        t->assign[v] = (int32_t)e;
-        t->match[e] = (int32_t)v;
+        uint32_t r = stack[i], c = h->g->adj[h->g->ptr[r] + h->it[r]];
+        h->cm[c] = (int32_t)r;
+        h->rm[r] = (int32_t)c;
     }
 }
 
-/* iterative DFS along the layers from free equation `root` */
+/* iterative DFS along the layers from free row `root` */
 static bool dfs(Hk *h, uint32_t root) {
-    St *t = h->t;
+    const StGraph *g = h->g;
     uint32_t *stack = h->queue, n = 0;
     stack[n++] = root;
     while (n) {
-        uint32_t e = stack[n - 1];
-        SEq *q = &t->eq.data[e];
+        uint32_t r = stack[n - 1], deg = g->ptr[r + 1] - g->ptr[r];
         bool pushed = false;
-        for (; h->it[e] < q->ninc && !pushed; h->it[e] += !pushed) {
-            uint32_t v = q->inc[h->it[e]];
-            if (!h->use_var(t, v)) continue;
-            int32_t e2 = t->assign[v];
-            if (e2 < 0) { flip(h, stack, n); return true; }
-            if (h->dist[e2] == h->dist[e] + 1) { stack[n++] = (uint32_t)e2; pushed = true; }
+        for (; h->it[r] < deg && !pushed; h->it[r] += !pushed) {
+            int32_t r2 = h->cm[g->adj[g->ptr[r] + h->it[r]]];
+            if (r2 < 0) { flip(h, stack, n); return true; }
+            if (h->dist[r2] == h->dist[r] + 1) { stack[n++] = (uint32_t)r2; pushed = true; }
         }
         if (pushed) continue;
-        h->dist[e] = INF; /* dead end: never visit again in this phase */
+        h->dist[r] = INF; /* dead end: never visit again in this phase */
         n--;
         if (n) h->it[stack[n - 1]]++;
     }
     return false;
 }
 
-uint32_t st_match(St *t, StEqFilter use_eq, StVarFilter use_var) {
-    st_grow_match(t);
-    uint32_t ne = t->eq.len;
-    Hk h = {t, use_eq, use_var, ARENA_ARRAY(t->arena, uint32_t, ne + 1),
-            ARENA_ARRAY(t->arena, uint32_t, ne + 1), ARENA_ARRAY(t->arena, uint32_t, ne + 1)};
+uint32_t st_bip_match(Arena *a, const StGraph *g, int32_t *rm, int32_t *cm) {
+    uint32_t n = g->nrows + 1;
+    Hk h = {g, rm, cm, ARENA_ARRAY(a, uint32_t, n), ARENA_ARRAY(a, uint32_t, n), ARENA_ARRAY(a, uint32_t, n)};
+    memset(rm, 0xff, sizeof *rm * g->nrows);
+    memset(cm, 0xff, sizeof *cm * g->ncols);
     greedy(&h);
     while (bfs(&h)) {
-        memset(h.it, 0, sizeof *h.it * ne);
-        uint32_t *free_eqs = ARENA_ARRAY(t->arena, uint32_t, ne + 1), nf = 0;
-        for (uint32_t e = 0; e < ne; e++)
-            if (h.dist[e] == 0) free_eqs[nf++] = e;
+        memset(h.it, 0, sizeof *h.it * g->nrows);
         bool any = false;
-        for (uint32_t i = 0; i < nf; i++) any |= dfs(&h, free_eqs[i]);
+        for (uint32_t r = 0; r < g->nrows; r++)
+            if (h.dist[r] == 0) any |= dfs(&h, r);
         if (!any) break;
     }
     uint32_t matched = 0;
-    for (uint32_t e = 0; e < ne; e++) matched += t->match[e] >= 0;
+    for (uint32_t r = 0; r < g->nrows; r++) matched += rm[r] >= 0;
     return matched;
+}
+
+/* the equations accepted by use_eq and their unknowns accepted by use_var,
+ * as a CSR graph over all equation and variable indexes */
+uint32_t st_match(St *t, StEqFilter use_eq, StVarFilter use_var) {
+    st_grow_match(t);
+    StGraph g = {t->eq.len, t->sv.len, ARENA_ARRAY(t->arena, uint32_t, t->eq.len + 1), NULL};
+    uint32_t nnz = 0;
+    for (uint32_t e = 0; e < t->eq.len; e++) nnz += t->eq.data[e].ninc;
+    g.adj = ARENA_ARRAY(t->arena, uint32_t, nnz + 1);
+    for (uint32_t e = 0, k = 0; e < t->eq.len; e++) {
+        g.ptr[e] = k;
+        for (uint32_t i = 0; i < t->eq.data[e].ninc && (!use_eq || use_eq(t, e)); i++)
+            if (use_var(t, t->eq.data[e].inc[i])) g.adj[k++] = t->eq.data[e].inc[i];
+        g.ptr[e + 1] = k;
+    }
+    return st_bip_match(t->arena, &g, t->match, t->assign);
 }
 
 /* Pantelides' AUGMENTPATH(e), iterative; colors stay set in veq/vvar */

@@ -73,6 +73,7 @@ typedef struct {
     Vec(Block) blocks;
     U32Vec bvars, beqs, torn;
     ExprVec resid_sv;  /* the residuals handed to IDA, in sv form */
+    U32Vec resid_eq;   /* the equation each residual comes from */
     double *startv;    /* sv -> numeric start (dummy selection) */
     unsigned char *colconst; /* sv -> its Jacobian column in the current
                                 selection stage is free of unknowns */
@@ -100,7 +101,14 @@ void st_incidence(St *t, uint32_t e);   /* (re)compute eq[e].inc */
 /* alias.c, init.c */
 void struct_alias(St *t);
 void struct_build_init(St *t);
-/* matching.c: Hopcroft-Karp over (eqs, unknown svs accepted by `use_var`) */
+/* matching.c: Hopcroft-Karp on a CSR graph (rows = equations, adj = columns) */
+typedef struct {
+    uint32_t nrows, ncols;
+    uint32_t *ptr;     /* [nrows+1] */
+    uint32_t *adj;     /* [ptr[nrows]] */
+} StGraph;
+uint32_t st_bip_match(Arena *a, const StGraph *g, int32_t *row_match, int32_t *col_match);
+/* ... over (eqs accepted by `use_eq`, unknown svs accepted by `use_var`) */
 typedef bool (*StVarFilter)(St *t, uint32_t sv);
 typedef bool (*StEqFilter)(St *t, uint32_t e);
 uint32_t st_match(St *t, StEqFilter use_eq, StVarFilter use_var);
