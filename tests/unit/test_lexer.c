@@ -1,5 +1,6 @@
 /* test_lexer.c -- the Dyad scanner: SI-suffixed numbers, the `2mm` hazard,
- * UTF-8 identifiers, strings and escapes, metadata blobs, byte spans. */
+ * UTF-8 identifiers, strings and escapes, metadata blobs, byte spans,
+ * the `not` and `state` keywords. */
 #include <check.h>
 #include <math.h>
 #include <stdlib.h>
@@ -14,7 +15,10 @@ static LexTok *T;
 static uint32_t N;
 
 static uint32_t lex(const char *s) {
-    if (A) arena_free(A);
+    if (A) {
+        src_reset(); /* the source table points into the arena */
+        arena_free(A);
+    }
     A = arena_new();
     I = intern_new(A);
     SrcFile *f = src_from_string(A, "t.dyad", s, strlen(s));
@@ -109,6 +113,16 @@ START_TEST(comments_metadata_and_spans) {
 }
 END_TEST
 
+START_TEST(not_and_state_are_keywords) {
+    ck_assert_uint_eq(lex("not x state S notx states"), 6);
+    ck_assert_int_eq(T[0].cls, LEXK_KEYWORD);
+    ck_assert_int_eq(T[1].cls, LEXK_IDENT);
+    ck_assert_int_eq(T[2].cls, LEXK_KEYWORD);
+    ck_assert_int_eq(T[4].cls, LEXK_IDENT);
+    ck_assert_int_eq(T[5].cls, LEXK_IDENT);
+}
+END_TEST
+
 START_TEST(bad_input_never_loops) {
     diag_set_output(fopen("/dev/null", "w"));
     const char bytes[] = "x\0\xff\xfe \"unterminated\n\"\"\"also {never";
@@ -133,6 +147,7 @@ Suite *lexer_suite(void) {
     tcase_add_test(tc, utf8_identifiers);
     tcase_add_test(tc, strings_and_escapes);
     tcase_add_test(tc, comments_metadata_and_spans);
+    tcase_add_test(tc, not_and_state_are_keywords);
     tcase_add_test(tc, bad_input_never_loops);
     suite_add_tcase(s, tc);
     return s;
