@@ -74,7 +74,9 @@ static void reference(Acc acc, double q0, double w0, double dt, int n, int sub, 
 static double pend_acc(double q, double w) { (void)w; return -9.81 * sin(q); }
 
 START_TEST(pendulum_cartesian) {
-    StCsv c = run_model("tests/sim/index/pendulum.dyad", "Pendulum", "10", "0.01", "1e-10", "idx_pend.csv");
+    /* atol 1e-8: the runtime keeps algebraic unknowns out of the error test,
+     * and their values between steps are interpolated (see docs/STRUCTURE.md) */
+    StCsv c = run_model("tests/sim/index/pendulum.dyad", "Pendulum", "10", "0.01", "1e-8", "idx_pend.csv");
     ck_assert_int_eq(c.nrows, 1001);
     int kx = col(&c, "x"), ky = col(&c, "y"), kvx = col(&c, "vx"), kvy = col(&c, "vy");
     double *q = malloc(sizeof(double) * 1001), *w = malloc(sizeof(double) * 1001);
