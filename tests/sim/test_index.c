@@ -203,6 +203,34 @@ START_TEST(slider_crank) {
 }
 END_TEST
 
+/* ---- double pendulum (index 3, two constraints) ---------------------------
+ * Chaotic, so no trajectory reference: the invariants.  Energy
+ * 0.5 m1 |v1|^2 + 0.5 m2 |v2|^2 + g (m1 y1 + m2 y2) (m = 1, g = 9.81) and both
+ * rod lengths (1) over 5 s. */
+START_TEST(double_pendulum) {
+    StCsv c = run_model("tests/sim/index/doublependulum.dyad", "DoublePendulum", "5", "0.01", "1e-8", "1e-8",
+                        "idx_dpend.csv");
+    ck_assert_int_eq(c.nrows, 501);
+    int k[8];
+    const char *names[8] = {"x1", "y1", "x2", "y2", "vx1", "vy1", "vx2", "vy2"};
+    for (int i = 0; i < 8; i++) k[i] = col(&c, names[i]);
+    double e0 = 0, energy = 0, len = 0;
+    for (int r = 0; r < c.nrows; r++) {
+        double v[8];
+        for (int i = 0; i < 8; i++) v[i] = st_csv(&c, r, k[i]);
+        double e = 0.5 * (v[4] * v[4] + v[5] * v[5] + v[6] * v[6] + v[7] * v[7]) + 9.81 * (v[1] + v[3]);
+        if (r == 0) e0 = e;
+        energy = maxabs(energy, fabs(e - e0) / fabs(e0));
+        len = maxabs(len, fabs(v[0] * v[0] + v[1] * v[1] - 1));
+        len = maxabs(len, fabs((v[2] - v[0]) * (v[2] - v[0]) + (v[3] - v[1]) * (v[3] - v[1]) - 1));
+    }
+    fprintf(stderr, "DoublePendulum (index 3, 5 s, rtol 1e-8): max rod length error %.3g, relative energy "
+                    "drift %.3g\n", len, energy);
+    ck_assert_msg(len < 1e-5 && energy < 1e-5, "double pendulum: length %g energy %g", len, energy);
+    st_csv_free(&c);
+}
+END_TEST
+
 /* ---- ideal gear (index 2) ------------------------------------------------
  * phi_a = ratio phi_b, ratio tau_a + tau_b = 0; J_a = 0.5, J_b = 2,
  * ratio = 3, tau = 1.5, w_a(0) = 1:  one inertia J_a + J_b / ratio^2. */
@@ -280,6 +308,7 @@ int main(void) {
     tcase_add_test(tc, pendulum_cartesian);
     tcase_add_test(tc, fourbar);
     tcase_add_test(tc, slider_crank);
+    tcase_add_test(tc, double_pendulum);
     tcase_add_test(tc, ideal_gear);
     tcase_add_test(tc, two_capacitors);
     tcase_add_test(tc, rlc);
