@@ -131,6 +131,15 @@ typedef struct DyrtModel {
     const int32_t *initial_row;       /* [ny] init equation that is y_i's `initial`
                                          relation, -1 none (see --initial above) */
     const int32_t *initial_z;         /* [ny] init unknown that holds y_i, -1 none */
+    int32_t nmodes;                   /* 0 or nz: relations are frozen between events.
+                                         p then has np + nmodes entries; p[np + k] is
+                                         1 when zero-crossing function k is positive,
+                                         else 0, and every relation `a > b`, `a < b`
+                                         (>=, <=) whose a - b is function k reads it in
+                                         residual, jacobian, outputs, zero_crossings.
+                                         The runtime sets the modes from the signs at
+                                         the start and from the crossing direction at
+                                         each event. */
 } DyrtModel;
 
 #endif

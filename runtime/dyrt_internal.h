@@ -27,6 +27,15 @@
 #define DYRT_CHATTER_MAX 100
 #define DYRT_CHATTER_WINDOW 1e-10
 
+/* Event iteration: at most this many mode updates + restarts at one instant. */
+#define DYRT_MODE_ITER_MAX 20
+
+/* A root of function k this close (relative) to k's last mode change does
+ * not change the mode again: IDA places roots within its tolerance on either
+ * side, and a g that depends on algebraic unknowns jitters around the
+ * restart point. */
+#define DYRT_EVENT_DEBOUNCE 1e-9
+
 /* -v lists the times of the first DYRT_EVENT_LOG events. */
 #define DYRT_EVENT_LOG 32
 
@@ -47,7 +56,10 @@ typedef struct DyrtRun {
     double *touts;             /* [ntouts] output times, ascending */
     long ntouts;
     /* parameters and state */
-    double *p;                 /* [np] */
+    double *p;                 /* [np + nmodes]: parameters, then the modes */
+    double *gbuf;              /* [nz] zero-crossing values (mode updates) */
+    double *zc_last;           /* [nz] time of function k's last mode change */
+    double *ytmp, *yptmp;      /* [ny] look-ahead point (modes at g = 0) */
     unsigned char *given;      /* [np] */
     double *y0, *yp0;          /* [ny] consistent start (before IDA) */
     /* output */
@@ -105,6 +117,11 @@ int dyrt_initialize(DyrtRun *r);
 /* plot.c */
 int dyrt_plot_check(const char *plot, const char *output);
 int dyrt_plot(const DyrtRun *r, const char *csv);
+
+/* events.c */
+int dyrt_modes_from_signs(DyrtRun *r, double t, const double *y, const double *yp,
+                          const int *keep);
+int dyrt_modes_from_roots(DyrtRun *r, double t);
 
 /* integrate.c */
 int dyrt_integrate_setup(DyrtRun *r);

@@ -13,6 +13,13 @@
  * so the integrator is restarted there: IDAReInit, then IDACalcIC
  * (IDA_YA_YDP_INIT) for the new algebraic values and derivatives.
  * Chattering (more than DYRT_CHATTER_MAX events at one instant) is an error.
+ *
+ * Frozen relations (events.c): the modes are set from the signs at the
+ * start (iterated with IDACalcIC until they agree with the consistent
+ * values) and from the crossing direction at a root; a root that does not
+ * change any mode (a function crossing back into the current branch) is not
+ * an event and needs no restart.  After a restart the other functions' signs
+ * are checked again (event iteration, at most DYRT_MODE_ITER_MAX rounds).
  */
 #include <math.h>
 #include <ida/ida.h>
@@ -149,7 +156,21 @@ static int initial_values(DyrtRun *r)
     double tnext = r->ntouts > 1 ? r->touts[1] : r->touts[0];
     if (r->touts[0] > r->start)
         tnext = r->touts[0];
-    int flag = calc_ic(r, r->start, tnext);
+    const double *y = N_VGetArrayPointer(r->yy), *yp = N_VGetArrayPointer(r->yp);
+    dyrt_modes_from_signs(r, r->start, y, yp, NULL);
+    int flag;
+    for (int it = 0;; it++) {
+        flag = calc_ic(r, r->start, tnext);
+        if (flag < 0 || dyrt_modes_from_signs(r, r->start, y, yp, NULL) == 0)
+            break;
+        if (it == DYRT_MODE_ITER_MAX) {
+            dyrt_error("initialization failed: the relations (ifelse conditions) at the start "
+                       "keep changing their branch");
+            return DYRT_EXIT_USER;
+        }
+        if (IDAReInit(r->ida, r->start, r->yy, r->yp) != IDA_SUCCESS)
+            return DYRT_EXIT_INTERNAL;
+    }
     if (flag >= 0)
         return 0;
     if (r->m->init_n == 0) {
@@ -164,6 +185,7 @@ static int initial_values(DyrtRun *r)
         N_VGetArrayPointer(r->yp)[i] = r->yp0[i];
     }
     r->bad_res = -1;
+    dyrt_modes_from_signs(r, r->start, r->y0, r->yp0, NULL);
     return IDAReInit(r->ida, r->start, r->yy, r->yp) == IDA_SUCCESS ? 0 : DYRT_EXIT_INTERNAL;
 }
 
@@ -200,8 +222,28 @@ static int restart(DyrtRun *r, double t, double tout, const char *why)
     return sim_failed(r, flag, what);
 }
 
+/* After a restart at an event: the functions that did not cross may now
+ * disagree with their modes; update them and restart until they settle. */
+static int event_iteration(DyrtRun *r, double t, double tout)
+{
+    const double *y = N_VGetArrayPointer(r->yy), *yp = N_VGetArrayPointer(r->yp);
+    for (int it = 0; dyrt_modes_from_signs(r, t, y, yp, r->rootsfound) > 0; it++) {
+        if (it == DYRT_MODE_ITER_MAX)
+            return sim_failed(r, 0, "event iteration: the relations (ifelse conditions) keep "
+                                    "changing their branch at this instant");
+        int rc = restart(r, t, tout, "an event");
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
 static int on_event(DyrtRun *r, double t, double tout, Chatter *ch)
 {
+    if (IDAGetRootInfo(r->ida, r->rootsfound) != IDA_SUCCESS)
+        return sim_failed(r, IDA_ILL_INPUT, "internal: no root information");
+    if (dyrt_modes_from_roots(r, t) == 0)
+        return 0;              /* no branch changes: not an event */
     if (r->stats.events < DYRT_EVENT_LOG)
         r->stats.event_t[r->stats.events] = t;
     r->stats.events++;
@@ -211,7 +253,9 @@ static int on_event(DyrtRun *r, double t, double tout, Chatter *ch)
     if (ch->count >= DYRT_CHATTER_MAX)
         return sim_failed(r, 0, "chattering: the zero crossings keep firing at the same instant");
     int rc = check_asserts(r, t, N_VGetArrayPointer(r->yy), N_VGetArrayPointer(r->yp));
-    return rc ? rc : restart(r, t, tout, "an event");
+    if (!rc)
+        rc = restart(r, t, tout, "an event");
+    return rc ? rc : event_iteration(r, t, tout);
 }
 
 /* One IDASolve towards tout with the stop time at the next tstop; a
@@ -270,8 +314,10 @@ static int integrate_ida(DyrtRun *r)
 static int integrate_none(DyrtRun *r)
 {
     int rc = 0;
-    for (long k = 0; !rc && k < r->ntouts; k++)
+    for (long k = 0; !rc && k < r->ntouts; k++) {
+        dyrt_modes_from_signs(r, r->touts[k], NULL, NULL, NULL);
         rc = row(r, r->touts[k]);
+    }
     return rc;
 }
 

@@ -65,9 +65,17 @@ static int check_finite(const DyrtRun *r)
 int dyrt_params_setup(DyrtRun *r)
 {
     const DyrtModel *m = r->m;
-    r->p = dyrt_calloc((size_t)m->np, sizeof *r->p);
+    r->p = dyrt_calloc((size_t)m->np + (size_t)(m->nmodes > 0 ? m->nmodes : 0), sizeof *r->p);
+    r->gbuf = dyrt_calloc((size_t)m->nz, sizeof *r->gbuf);
+    r->zc_last = dyrt_calloc((size_t)m->nz, sizeof *r->zc_last);
+    r->ytmp = dyrt_calloc((size_t)m->ny, sizeof *r->ytmp);
+    r->yptmp = dyrt_calloc((size_t)m->ny, sizeof *r->yptmp);
+    if (!r->zc_last || !r->ytmp || !r->yptmp)
+        return DYRT_EXIT_INTERNAL;
+    for (int32_t k = 0; k < m->nz; k++)
+        r->zc_last[k] = -INFINITY;
     r->given = dyrt_calloc((size_t)m->np, sizeof *r->given);
-    if (!r->p || !r->given)
+    if (!r->p || !r->given || !r->gbuf)
         return DYRT_EXIT_INTERNAL;
     for (int k = 0; k < r->o->nparams; k++) {
         int rc = set_param(r, &r->o->params[k]);

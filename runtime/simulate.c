@@ -48,6 +48,10 @@ static void run_free(DyrtRun *r)
     dyrt_integrate_free(r);
     dyrt_output_close(r);
     free(r->p);
+    free(r->gbuf);
+    free(r->zc_last);
+    free(r->ytmp);
+    free(r->yptmp);
     free(r->given);
     free(r->y0);
     free(r->yp0);

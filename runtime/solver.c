@@ -137,6 +137,14 @@ static double min_step(const DyrtRun *r)
     return 100 * DBL_EPSILON * fmax(fabs(r->start), fabs(r->stop));
 }
 
+static int has_state(const DyrtModel *m)
+{
+    for (int32_t i = 0; i < m->ny; i++)
+        if (!m->y_is_diff || m->y_is_diff[i])
+            return 1;
+    return 0;
+}
+
 static int ida_options(DyrtRun *r)
 {
     const DyrtModel *m = r->m;
@@ -151,8 +159,11 @@ static int ida_options(DyrtRun *r)
      * differential ones through the index-1 constraints): the chains take
      * 88 instead of 132 steps (RC ladder) and 120 instead of 154 (masses) at
      * the same accuracy of the states (RC ladder N = 100: checksum error
-     * 1.7e-7 vs 1.3e-7 at rtol 1e-6). */
-    bad |= IDASetSuppressAlg(r->ida, SUNTRUE);
+     * 1.7e-7 vs 1.3e-7 at rtol 1e-6).  Not with zero crossings, whose
+     * functions often read algebraic unknowns through IDA's interpolant
+     * (event times), nor without states (nothing would control the step). */
+    if (m->nz == 0 && has_state(m))
+        bad |= IDASetSuppressAlg(r->ida, SUNTRUE);
     bad |= IDASetMinStep(r->ida, min_step(r));
     if (r->dtmax > 0)
         bad |= IDASetMaxStep(r->ida, r->dtmax);

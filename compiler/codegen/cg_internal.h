@@ -90,6 +90,10 @@ typedef struct Cg {
     uint32_t leaves;           /* current function's readable leaf kinds */
     const char *fn_name;       /* current entry function, for messages */
     int failed;                /* an internal error was reported */
+    /* frozen relations (events): while `freeze` is set, a comparison a <op> b
+     * whose a - b is zero-crossing function k reads mode p[np + k] */
+    int32_t *zc_of_id;         /* [nids] k for the Expr id of zc[k], else -1 */
+    int freeze;
     uint32_t nchunks;          /* statistics */
     uint32_t max_chunk_nodes;
 } Cg;

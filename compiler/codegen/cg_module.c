@@ -33,7 +33,8 @@
     X(PTR, init_rowidx) X(PTR, init_names) X(PTR, init_residual)         \
     X(PTR, init_jacobian) X(PTR, init_guess) X(PTR, init_finish)         \
     X(SETTINGS, defaults)                                                \
-    X(PTR, init_eq_names) X(PTR, initial_row) X(PTR, initial_z)
+    X(PTR, init_eq_names) X(PTR, initial_row) X(PTR, initial_z)         \
+    X(I32, nmodes)
 
 #define SETTINGS_FIELDS(X)                                               \
     X(F64, start) X(F64, stop) X(F64, interval) X(F64, rtol)             \
@@ -273,10 +274,12 @@ static LLVMValueRef init_finish_fn(Cg *g, const System *s) {
 static void fill_functions(Cg *g, const System *s, LLVMValueRef *v) {
     v[MF_param_defaults] = params_fn(g, s);
     v[MF_start] = start_fn(g, s);
+    g->freeze = s->nz > 0;     /* relations read modes in these four */
     v[MF_residual] = list_fn(g, &spec_resid, s->resid, s->ny, CG_ARG_OUT);
     v[MF_jacobian] = jacobian_fn(g, s);
     v[MF_outputs] = list_fn(g, &spec_out, s->out, s->nout, CG_ARG_OUT);
     v[MF_zero_crossings] = s->nz ? list_fn(g, &spec_zc, s->zc, s->nz, CG_ARG_OUT) : NULL;
+    g->freeze = 0;
     v[MF_check_asserts] =
         s->nassert ? list_fn(g, &spec_assert, s->assert_cond, s->nassert, CG_ARG_OUT) : NULL;
     if (s->init_n == 0) return;
@@ -324,6 +327,7 @@ static void fill_data(Cg *g, const System *s, LLVMValueRef *v) {
     v[MF_init_colptr] = in ? i32_global(g, "init_colptr", s->init_colptr, in + 1) : NULL;
     v[MF_init_rowidx] = in ? i32_global(g, "init_rowidx", s->init_rowidx, s->init_nnz) : NULL;
     v[MF_init_names] = in ? names_global(g, "init_names", s->init_names, in) : NULL;
+    v[MF_nmodes] = i32c(g, s->nz);
     if (in && s->init_eq_names)
         v[MF_init_eq_names] = names_global(g, "init_eq_names", s->init_eq_names, in);
     if (in && s->initial_row) initial_tables(g, s, v);
@@ -370,6 +374,11 @@ static void init_tables(Cg *g, const System *s) {
     g->memo_stamp = ARENA_ARRAY(g->arena, uint32_t, g->nids);
     g->count_stamp = ARENA_ARRAY(g->arena, uint32_t, g->nids);
     g->stamp = 1;
+    if (s->nz == 0) return;
+    g->zc_of_id = ARENA_ARRAY(g->arena, int32_t, g->nids);
+    for (uint32_t i = 0; i < g->nids; i++) g->zc_of_id[i] = -1;
+    for (uint32_t k = s->nz; k-- > 0;)  /* the first of equal functions wins */
+        if (s->zc[k]->id < g->nids) g->zc_of_id[s->zc[k]->id] = (int32_t)k;
 }
 
 int cg_build(Cg *g, const System *s, const CgOptions *o, LLVMContextRef ctx,

@@ -245,7 +245,9 @@ START_TEST(rectifier_events) {
     }
     fprintf(stderr, "Rectifier: %ld events, max |t_event - k/(2f)| = %.3g\n", nev, worst);
     ck_assert_int_eq(listed, nev);
-    ck_assert_msg(worst < 1e-9, "event time error %g", worst);
+    /* IDA locates the root of g = vs - v to within about atol / |dg/dt|: while
+     * conducting dg/dt = 1e-4 * 2 pi f V = 0.31 /s, so ~3e-8 s at atol 1e-8 */
+    ck_assert_msg(worst < 3e-8, "event time error %g", worst);
     StCsv c = read_csv("e2e_rect.csv");
     int kv = col(&c, "v");
     double err = 0;

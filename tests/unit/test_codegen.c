@@ -241,6 +241,9 @@ static void check_against_eval(const System *s, const DyrtModel *m) {
         Point pt;
         random_point(&pt, buf, N);
         if (rep == 0) pt.y[0] = pt.y[1]; /* hit equality branches once */
+        /* frozen relations read modes p[np + k]: make them agree with the
+         * signs at this point, so frozen and continuous evaluation agree */
+        for (uint32_t k = 0; k < s->nz; k++) pt.p[s->np + k] = ev(s->zc[k], &pt) > 0 ? 1.0 : 0.0;
         ck_assert_int_eq(m->residual(pt.t, pt.y, pt.yp, pt.p, out), 0);
         for (uint32_t i = 0; i < s->ny; i++) assert_close(out[i], ev(s->resid[i], &pt), "resid", i);
         ck_assert_int_eq(m->jacobian(pt.t, pt.y, pt.yp, pt.p, pt.cj, jac), 0);
@@ -325,6 +328,39 @@ START_TEST(test_mixed_numeric) {
 END_TEST
 
 /* No reassociation or contraction: -O0 and -O3 give bit-identical values. */
+/* A relation whose a - b is a zero-crossing function reads its mode, not
+ * the current sign: y0 > p0 with y0 = 2, p0 = 1 is "false" while mode 0. */
+START_TEST(test_frozen_relation) {
+    TestSys *t = ts_new();
+    Expr *g = expr_sub(t->x, Y(t, 0), P(t, 0));
+    Expr *out[2] = {expr_ifelse(t->x, expr_cmp(t->x, EXPR_GT, Y(t, 0), P(t, 0)), C(t, 10), C(t, 20)),
+                    expr_cmp(t->x, EXPR_LT, Y(t, 0), P(t, 0))};
+    Expr *r[1] = {expr_sub(t->x, YP(t, 0), out[0])};
+    ts_set_resid(t, 1, r);
+    ts_set_params(t, 1, NULL, NULL);
+    ts_set_outputs(t, 2, out);
+    t->s.nz = 1;
+    t->s.zc = ARENA_ARRAY(t->arena, Expr *, 1);
+    t->s.zc[0] = g;
+    CgJit *j = cg_jit_compile(&t->s, NULL);
+    ck_assert_ptr_nonnull(j);
+    const DyrtModel *m = cg_jit_model(j);
+    ck_assert_int_eq(m->nmodes, 1);
+    double y = 2, yp = 0, p[2] = {1, 0}, o[2], res;
+    m->outputs(0, &y, &yp, p, o);
+    ck_assert_double_eq(o[0], 20.0); /* mode 0: the "false" branch although y > p */
+    ck_assert_double_eq(o[1], 1.0);
+    ck_assert_int_eq(m->residual(0, &y, &yp, p, &res), 0);
+    ck_assert_double_eq(res, -20.0);
+    p[1] = 1;
+    m->outputs(0, &y, &yp, p, o);
+    ck_assert_double_eq(o[0], 10.0);
+    ck_assert_double_eq(o[1], 0.0);
+    cg_jit_free(j);
+    ts_free(t);
+}
+END_TEST
+
 START_TEST(test_levels_bitwise) {
     TestSys *t = mixed_system();
     CgOptions o0, o3;
@@ -702,6 +738,7 @@ static Suite *codegen_suite(void) {
     tcase_add_test(tc, test_dae_numeric);
     tcase_add_test(tc, test_mixed_numeric);
     tcase_add_test(tc, test_levels_bitwise);
+    tcase_add_test(tc, test_frozen_relation);
     tcase_add_test(tc, test_nan_status);
     tcase_add_test(tc, test_asserts_and_init);
     tcase_add_test(tc, test_descriptor_layout);
