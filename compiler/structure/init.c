@@ -91,6 +91,7 @@ static void start_values(St *t, Expr **init, bool *explicit_only) {
         expr_leaves(c, r, EXPR_YP, &yps);
         Expr *x = ys.len == 1 && yps.len == 0 ? expr_solve_linear(c, r, ys.data[0]) : NULL;
         bool simple = x && s->y_is_diff[ys.data[0]->index];
+        if (x && !simple) s->start[ys.data[0]->index] = x; /* an algebraic unknown: a good guess */
         if (!simple) { *explicit_only = false; continue; }
         uint32_t y = ys.data[0]->index;
         if (by[y]) { /* a second start value for one alias set: the first relation wins */
