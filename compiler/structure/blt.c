@@ -248,12 +248,10 @@ static void tear(St *t, Tear *w, Block *b) {
         if (w->in[v] == 3) vec_push(t->arena, &tv, v);
     }
     memset(w->used, 0, sizeof *w->used * b->size);
-    for (uint32_t left = b->size - tv.len;;) {
+    for (;;) {
         propagate(t, w, b);
-        left = 0;
-        for (uint32_t j = 0; j < b->size; j++) left += w->in[t->bvars.data[b->first + j]] == 1;
-        if (!left) break;
         uint32_t v = pick_tear(t, w, b);
+        if (v == UINT32_MAX) break; /* every unknown assigned or torn */
         w->in[v] = 3;
         vec_push(t->arena, &tv, v);
     }
