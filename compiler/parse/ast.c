@@ -131,25 +131,79 @@ AstNode *mk_leaf(Parser *p, AstKind k, Span sp) { return ast_node(p, k, sp); }
 
 /* ---------- expressions ---------- */
 
+/* Expression trees deeper than this are refused: a left-deep chain such as
+ * `a + a + ... + a` does not grow the parser stack, but every later
+ * recursive walk (dump, formatter, sema, flatten) would overflow the C stack. */
+enum { MAX_EXPR_HEIGHT = 3000 };
+
+static uint32_t height(const AstNode *n);
+
+static uint32_t list_height(AstList l) {
+    uint32_t h = 0;
+    for (uint32_t i = 0; i < l.len; i++) {
+        uint32_t k = height(l.items[i]);
+        if (k > h) h = k;
+    }
+    return h;
+}
+
+static uint32_t max3(uint32_t a, uint32_t b, uint32_t c) {
+    return a > b ? (a > c ? a : c) : (b > c ? b : c);
+}
+
+/* Stored for the left-recursive forms; nodes reached through brackets are
+ * bounded by the parser stack (YYMAXDEPTH), so one level of looking is enough. */
+static uint32_t height(const AstNode *n) {
+    if (!n) return 0;
+    switch (n->kind) {
+    case AST_UNARY: case AST_BINARY: return n->binary.height;
+    case AST_FIELD: return n->field.height;
+    case AST_INDEX: return n->index.height;
+    case AST_CALL: return n->call.height;
+    case AST_AT: return n->at.height;
+    case AST_IFEXPR: return n->ifexpr.height;
+    case AST_ARG: return 1 + height(n->arg.value);
+    case AST_RANGE: return 1 + max3(height(n->range.start), height(n->range.step), height(n->range.stop));
+    case AST_ARRAY: return 1 + list_height(n->array.elems);
+    case AST_COMPREHENSION: return 1 + height(n->compr.body);
+    default: return 1;
+    }
+}
+
+/* n if its tree is shallow enough, else one error and a leaf in its place. */
+static AstNode *bounded(Parser *p, AstNode *n, uint32_t h) {
+    if (h <= MAX_EXPR_HEIGHT) return n;
+    if (!p->deep_reported)
+        parse_syntax_error(p, n->span, "expression nested too deeply (more than 3000 levels); "
+                                       "split it into several equations");
+    p->deep_reported = true;
+    return mk_leaf(p, AST_MISSING, n->span);
+}
+
 AstNode *mk_field(Parser *p, AstNode *base, Sym name, Span sp) {
     AstNode *n = ast_node(p, AST_FIELD, sp);
     n->field.base = base;
     n->field.name = name;
-    return n;
+    n->field.height = 1 + height(base);
+    return bounded(p, n, n->field.height);
 }
 
 AstNode *mk_index(Parser *p, AstNode *base, NList subs, Span sp) {
     AstNode *n = ast_node(p, AST_INDEX, sp);
     n->index.base = base;
     n->index.subs = nl_list(subs);
-    return n;
+    uint32_t hb = height(base), hs = list_height(n->index.subs);
+    n->index.height = 1 + (hb > hs ? hb : hs);
+    return bounded(p, n, n->index.height);
 }
 
 AstNode *mk_call(Parser *p, AstNode *callee, NList args, Span sp) {
     AstNode *n = ast_node(p, AST_CALL, sp);
     n->call.callee = callee;
     n->call.args = nl_list(args);
-    return n;
+    uint32_t hc = height(callee), ha = list_height(n->call.args);
+    n->call.height = 1 + (hc > ha ? hc : ha);
+    return bounded(p, n, n->call.height);
 }
 
 AstNode *mk_arg(Parser *p, Sym name, AstNode *value, Span sp) {
@@ -163,7 +217,8 @@ AstNode *mk_unary(Parser *p, AstOp op, AstNode *e, Span sp) {
     AstNode *n = ast_node(p, AST_UNARY, sp);
     n->unary.op = op;
     n->unary.lhs = e;
-    return n;
+    n->unary.height = 1 + height(e);
+    return bounded(p, n, n->unary.height);
 }
 
 AstNode *mk_binary(Parser *p, AstOp op, AstNode *l, AstNode *r, Span sp) {
@@ -171,7 +226,8 @@ AstNode *mk_binary(Parser *p, AstOp op, AstNode *l, AstNode *r, Span sp) {
     n->binary.op = op;
     n->binary.lhs = l;
     n->binary.rhs = r;
-    return n;
+    n->binary.height = 1 + max3(height(l), height(r), 0);
+    return bounded(p, n, n->binary.height);
 }
 
 AstNode *mk_range(Parser *p, AstNode *a, AstNode *step, AstNode *b, Span sp) {
@@ -188,29 +244,33 @@ AstNode *mk_ifexpr(Parser *p, AstNode *c, AstNode *t, AstNode *e, bool ternary, 
     n->ifexpr.then = t;
     n->ifexpr.else_ = e;
     n->ifexpr.ternary = ternary;
-    return n;
+    n->ifexpr.height = 1 + max3(height(c), height(t), height(e));
+    return bounded(p, n, n->ifexpr.height);
 }
 
-/* `elseif` arms are chained through else_; the last else_ is filled later. */
+/* `elseif` arms while parsing: the chain value is the LAST arm and each arm's
+ * else_ points back to the previous one (O(1) per arm); mk_ifexpr_chain
+ * turns the links around once the final `else` is known. */
 AstNode *mk_elif(Parser *p, AstNode *chain, AstNode *c, AstNode *t, Span sp) {
-    AstNode *arm = mk_ifexpr(p, c, t, NULL, false, sp);
-    if (!chain) return arm;
-    AstNode *last = chain;
-    while (last->ifexpr.else_) last = last->ifexpr.else_;
-    last->ifexpr.else_ = arm;
-    return chain;
+    AstNode *arm = ast_node(p, AST_IFEXPR, sp);
+    arm->ifexpr.cond = c;
+    arm->ifexpr.then = t;
+    arm->ifexpr.else_ = chain;
+    return arm;
 }
 
-AstNode *mk_ifexpr_chain(Parser *p, AstNode *c, AstNode *t, AstNode *elifs, AstNode *e, Span sp) {
-    if (!elifs) return mk_ifexpr(p, c, t, e, false, sp);
-    AstNode *last = elifs;
-    while (last->ifexpr.else_) {
-        last->span.hi = e->span.hi;
-        last = last->ifexpr.else_;
+AstNode *mk_ifexpr_chain(Parser *p, AstNode *c, AstNode *t, AstNode *last, AstNode *e, Span sp) {
+    AstNode *next = e;
+    for (AstNode *arm = last; arm;) { /* innermost (last) arm first */
+        AstNode *prev = arm->ifexpr.else_;
+        arm->ifexpr.else_ = next;
+        arm->span.hi = e->span.hi;
+        arm->ifexpr.height = 1 + max3(height(arm->ifexpr.cond), height(arm->ifexpr.then),
+                                      height(next));
+        next = bounded(p, arm, arm->ifexpr.height);
+        arm = prev;
     }
-    last->ifexpr.else_ = e;
-    last->span.hi = e->span.hi;
-    return mk_ifexpr(p, c, t, elifs, false, sp);
+    return mk_ifexpr(p, c, t, next, false, sp);
 }
 
 AstNode *mk_array(Parser *p, NList elems, Span sp) {
@@ -230,7 +290,8 @@ AstNode *mk_at(Parser *p, AstNode *e, AstNode *clk, Span sp) {
     AstNode *n = ast_node(p, AST_AT, sp);
     n->at.expr = e;
     n->at.clock = clk;
-    return n;
+    n->at.height = 1 + max3(height(e), height(clk), 0);
+    return bounded(p, n, n->at.height);
 }
 
 AstNode *mk_iter(Parser *p, Sym name, AstNode *range, Span sp) {

@@ -308,13 +308,16 @@ struct AstNode {
         struct {            /* AST_FIELD */
             AstNode *base;
             Sym name;
+            uint32_t height; /* tree height below here (parser depth limit) */
         } field;
         struct {            /* AST_INDEX */
             AstNode *base;
             AstList subs;   /* expressions, AST_COLON, AST_END inside */
+            uint32_t height; /* tree height below here (parser depth limit) */
         } index;
         struct {            /* AST_UNARY, AST_BINARY */
             AstOp op;
+            uint32_t height; /* tree height below here (parser depth limit) */
             AstNode *lhs;   /* operand of a unary */
             AstNode *rhs;
         } unary, binary;
@@ -324,10 +327,12 @@ struct AstNode {
         struct {            /* AST_IFEXPR */
             AstNode *cond, *then, *else_;
             bool ternary;   /* written c ? a : b */
+            uint32_t height; /* tree height below here (parser depth limit) */
         } ifexpr;
         struct {            /* AST_CALL */
             AstNode *callee; /* AST_IDENT or AST_FIELD chain */
             AstList args;    /* AST_ARG */
+            uint32_t height; /* tree height below here (parser depth limit) */
         } call;
         struct {            /* AST_ARG */
             Sym name;       /* keyword argument name or NULL */
@@ -341,6 +346,7 @@ struct AstNode {
         struct {            /* AST_AT */
             AstNode *expr;
             AstNode *clock; /* clk or (clk - 1) */
+            uint32_t height; /* tree height below here (parser depth limit) */
         } at;
         char none;          /* AST_END, AST_COLON, AST_MISSING */
     };
