@@ -503,6 +503,78 @@ START_TEST(zero_crossing)
 }
 END_TEST
 
+/* ---- model 4b: frozen relations (nmodes).  y' = 1 - m0 with g0 = y - 0.5:
+ * y rises to 0.5, the rising root sets m0 = 1 and y stays.  g1 = t is 0 at
+ * the start: the look-ahead must give m1 = 1 (output 2 reads it). */
+
+static const char *const mode_out[] = {"y", "m1"};
+
+static int mode_res(double t, const double *y, const double *yp, const double *p, double *r)
+{
+    (void)t; (void)y;
+    r[0] = yp[0] - (1.0 - p[0]);
+    return 0;
+}
+
+static int mode_jac(double t, const double *y, const double *yp, const double *p, double cj,
+                    double *v)
+{
+    (void)t; (void)y; (void)yp; (void)p;
+    v[0] = cj;
+    return 0;
+}
+
+static void mode_g(double t, const double *y, const double *yp, const double *p, double *g)
+{
+    (void)yp; (void)p;
+    g[0] = y[0] - 0.5;
+    g[1] = t;
+}
+
+static void mode_start(double t0, const double *p, double *y, double *yp)
+{
+    (void)t0; (void)p;
+    y[0] = 0;
+    yp[0] = 1;
+}
+
+static void mode_outputs(double t, const double *y, const double *yp, const double *p, double *o)
+{
+    (void)t; (void)yp;
+    o[0] = y[0];
+    o[1] = p[1];
+}
+
+static const DyrtModel moded = {
+    .abi_version = DYRT_ABI_VERSION, .name = "Test.Modes",
+    .ny = 1, .nout = 2, .nz = 2,
+    .y_names = decay_y, .y_is_diff = decay_diff, .out_names = mode_out,
+    .jac_nnz = 1, .jac_colptr = col1, .jac_rowidx = row1,
+    .param_defaults = no_params, .start = mode_start, .residual = mode_res,
+    .jacobian = mode_jac, .outputs = mode_outputs, .zero_crossings = mode_g,
+    .defaults = {.stop = 1, .interval = 0.125},
+    .nmodes = 2,
+};
+
+START_TEST(frozen_modes)
+{
+    Result *r = run(&moded, "-v --rtol 1e-8 --atol 1e-10");
+    ck_assert_msg(r->status == 0, "%s", r->err);
+    const Csv *c = &r->csv;
+    ck_assert_int_eq(c->nrows, 9);
+    double maxerr = 0;
+    for (int i = 0; i < c->nrows; i++) {
+        double t = c->v[i][0];
+        maxerr = fmax(maxerr, fabs(c->v[i][1] - fmin(t, 0.5)));
+        ck_assert_double_eq(c->v[i][2], 1.0);
+    }
+    fprintf(stderr, "modes: max |y - min(t, 0.5)| = %.3g\n", maxerr);
+    ck_assert_msg(maxerr < 1e-7, "max error %g", maxerr);
+    ASSERT_ERR(r, "events 1,");
+    ASSERT_ERR(r, "event at t = 0.5");
+}
+END_TEST
+
 /* ---- model 5: init system with a missing parameter.  y' = -k y, y(0) = 1,
  * k missing, determined by the initial relation y'(0) = -3.
  * z = [y, y', k];  r = [y - 1, y' + k y, y' + 3]. */
@@ -860,6 +932,7 @@ static Suite *runtime_suite(void)
     tcase_add_test(tc, init_missing_parameter);
     tcase_add_test(tc, init_missing_parameter_not_settable);
     tcase_add_test(tc, init_failure);
+    tcase_add_test(tc, frozen_modes);
     tcase_add_test(tc, init_initial_override);
     tcase_add_test(tc, sparse_klu);
     tcase_add_test(tc, time_event_tstop);
