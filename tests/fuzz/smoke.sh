@@ -12,4 +12,4 @@ git -C "$R" ls-files '*.dyad' | while IFS= read -r f; do
     cp "$R/$f" "$D/corpus/$(echo "$f" | tr / _)"
 done
 cd "$D"
-./fuzz_parse -max_total_time="$T" -max_len=4096 -timeout=5 -artifact_prefix="$D/" corpus
+./fuzz_parse -max_total_time="$T" -max_len=4096 -timeout=30 -artifact_prefix="$D/" corpus
