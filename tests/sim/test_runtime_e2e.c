@@ -215,7 +215,7 @@ END_TEST
  * v = vs R/(R + R_on) while conducting and ~1e-4 vs while blocking. */
 START_TEST(rectifier_events) {
     char *argv[] = {(char *)DYADC, "run", (char *)E2E("rectifier.dyad"), "--no-stdlib", "--model",
-                    "Rectifier", "--stop", "0.1", "--interval", "0.0005", "--rtol", "1e-8", "-v",
+                    "Rectifier", "--stop", "0.1", "--interval", "0.0005", "--rtol", "1e-8", "--atol", "1e-10", "-v",
                     "-o", "e2e_rect.csv", NULL};
     int rc = st_run(argv, "e2e_rect.log");
     char *text = st_slurp("e2e_rect.log");
@@ -245,9 +245,10 @@ START_TEST(rectifier_events) {
     }
     fprintf(stderr, "Rectifier: %ld events, max |t_event - k/(2f)| = %.3g\n", nev, worst);
     ck_assert_int_eq(listed, nev);
-    /* IDA locates the root of g = vs - v to within about atol / |dg/dt|: while
-     * conducting dg/dt = 1e-4 * 2 pi f V = 0.31 /s, so ~3e-8 s at atol 1e-8 */
-    ck_assert_msg(worst < 3e-8, "event time error %g", worst);
+    /* IDA locates the root of g = vs - v to within about atol / |dg/dt| plus
+     * the interpolation error of v: while conducting dg/dt = 1e-4 * 2 pi f V =
+     * 0.31 /s (measured: 1.5e-9 s at atol 1e-10) */
+    ck_assert_msg(worst < 1e-8, "event time error %g", worst);
     StCsv c = read_csv("e2e_rect.csv");
     int kv = col(&c, "v");
     double err = 0;
