@@ -18,6 +18,7 @@
 
 #include "dyad_model.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* initial relations in structural form; NULL (with an error) when one
@@ -91,7 +92,10 @@ static void start_values(St *t, Expr **init, bool *explicit_only) {
         expr_leaves(c, r, EXPR_YP, &yps);
         Expr *x = ys.len == 1 && yps.len == 0 ? expr_solve_linear(c, r, ys.data[0]) : NULL;
         bool simple = x && s->y_is_diff[ys.data[0]->index];
-        if (x && !simple) s->start[ys.data[0]->index] = x; /* an algebraic unknown: a good guess */
+        if (x && !simple) { /* an algebraic unknown: a good guess, and --initial may replace it */
+            s->start[ys.data[0]->index] = x;
+            if (!t->init_of[ys.data[0]->index]) t->init_of[ys.data[0]->index] = (int32_t)i + 1;
+        }
         if (!simple) { *explicit_only = false; continue; }
         uint32_t y = ys.data[0]->index;
         if (by[y]) { /* a second start value for one alias set: the first relation wins */
@@ -102,6 +106,7 @@ static void start_values(St *t, Expr **init, bool *explicit_only) {
             continue;
         }
         by[y] = (int32_t)i + 1;
+        t->init_of[y] = by[y];
         s->start[y] = x;
     }
     start_derivatives(t);
@@ -237,11 +242,58 @@ static bool init_check(St *t, ExprVec *rows, U32Vec *src) {
     return false;
 }
 
+/* "lhs = rhs (file:line)" of a flat equation, for the runtime's messages */
+static const char *eq_text(St *t, uint32_t flat, const char *pre, const char *post) {
+    FlatEq *q = &t->m->eqs.data[flat];
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f) return pre;
+    fputs(pre, f);
+    flat_print_expr(f, t->m, q->lhs);
+    fputs(" = ", f);
+    flat_print_expr(f, t->m, q->rhs);
+    SrcFile *src = q->span.file ? src_get(q->span.file) : NULL;
+    if (src) {
+        uint32_t line, col;
+        src_line_col(src, q->span.lo, &line, &col);
+        fprintf(f, " (%s:%u)", src->path, line);
+    }
+    fputs(post, f);
+    fclose(f);
+    const char *r = arena_strndup(t->arena, buf, len);
+    free(buf);
+    return r;
+}
+
+/* System.init_eq_names and initial_row (the runtime's messages, --initial) */
+static void init_names(St *t, U32Vec *src) {
+    System *s = t->s;
+    s->init_eq_names = ARENA_ARRAY(t->arena, const char *, s->init_n + 1);
+    s->initial_row = ARENA_ARRAY(t->arena, int32_t, s->ny + 1);
+    int32_t *row_of = ARENA_ARRAY(t->arena, int32_t, t->m->eqs.len + 1); /* flat initial eq -> row + 1 */
+    for (uint32_t r = 0; r < src->len; r++) {
+        uint32_t o = src->data[r];
+        if (o & ROW_FIXED) s->init_eq_names[r] = arena_printf(t->arena, "start value of %s", s->y_names[o & ~ROW_FIXED]);
+        else if (o & ROW_INITIAL) {
+            s->init_eq_names[r] = eq_text(t, o & ~ROW_INITIAL, "initial ", "");
+            row_of[o & ~ROW_INITIAL] = (int32_t)r + 1;
+        } else {
+            SEq *q = &t->eq.data[o];
+            s->init_eq_names[r] = q->flat < 0 ? "derivative of a state"
+                                  : eq_text(t, (uint32_t)q->flat, "", q->order ? " (differentiated)" : "");
+        }
+    }
+    for (uint32_t y = 0; y < s->ny; y++)
+        s->initial_row[y] = t->init_of[y] ? row_of[t->init_of[y] - 1] - 1 : -1;
+}
+
 void struct_build_init(St *t) {
     System *s = t->s;
     bool explicit_only;
     Expr **init = initial_relations(t);
     if (!init) return;
+    t->init_of = ARENA_ARRAY(t->arena, int32_t, s->ny + 1);
     start_values(t, init, &explicit_only);
     bool missing = false;
     for (uint32_t p = 0; p < s->np; p++) missing |= (s->param_flags[p] & DYRT_PARAM_MISSING) != 0;
@@ -267,6 +319,7 @@ void struct_build_init(St *t) {
     fix_states(t, &rows, &src, mentioned);
     t->to_init = false;
     if (!init_check(t, &rows, &src)) return;
+    init_names(t, &src);
     s->init_resid = rows.data;
     init_jacobian(t, &rows);
 }

@@ -83,6 +83,7 @@ typedef struct {
     uint32_t *pvar;    /* p slot -> flat var */
     bool to_init;      /* map to Z leaves (init system) instead of Y/YP/P */
     int32_t *pz;       /* p slot -> z index for missing parameters, -1 otherwise */
+    int32_t *init_of;  /* y slot -> flat initial relation giving its value + 1, or 0 */
     Expr **alias;      /* flat var -> its value when eliminated as an alias, else NULL */
     unsigned char *eq_alias; /* flat eq -> 1 when consumed by alias elimination */
 } St;
