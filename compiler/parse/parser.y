@@ -15,7 +15,17 @@
  *     `if c then a else b`: decided by the token after the condition.
  *   - A string before a relation is its docstring (STRING has the lowest
  *     precedence), never the start of an equation.
- *   - `input`, `path`, `test`, ... are names wherever a name is expected.
+ *   - `input`, `path`, `test`, `state`, ... are names wherever a name is
+ *     expected; `not` is a keyword (same tree as `!`).
+ *
+ * Error recovery: `error` at file, body, struct, function and relation level.
+ * After a syntax error in mid-line the lexer drops the rest of that line and
+ * sends SYNC before the next line's first token; `X error SYNC` productions
+ * then call yyerrok, so the next line's mistakes are reported too (one
+ * message per broken line, not bison's three-token silence).  Block heads
+ * with an error (`for i 1:3`, `if`, `switch`, `component`) still open their
+ * block, so its body and `end` stay inside.  LAC keeps the expected-token
+ * sets exact for the messages (yyreport_syntax_error).
  */
 %define api.pure full
 %define api.location.type {Span}
