@@ -357,6 +357,18 @@ static void stream_equations(Flattener *F, uint32_t *members, uint32_t n) {
                F->key_span[outside]);
 }
 
+/* sum of +-flow over members[lo, hi), as a balanced tree: depth log n, so
+ * a node with 100,000 members (a shared ground) stays shallow for every
+ * recursive pass after flattening */
+static Expr *flow_sum(Flattener *F, const uint32_t *members, uint32_t lo, uint32_t hi) {
+    if (hi - lo == 1) {
+        Expr *x = var_leaf(F, members[lo] / 2);
+        return members[lo] % 2 ? expr_neg(F->ctx, x) : x;
+    }
+    uint32_t mid = lo + (hi - lo) / 2;
+    return expr_add(F->ctx, flow_sum(F, members, lo, mid), flow_sum(F, members, mid, hi));
+}
+
 static void set_equations(Flattener *F, uint32_t *members, uint32_t n) {
     ExprCtx *c = F->ctx;
     uint32_t k0 = members[0];
@@ -366,12 +378,7 @@ static void set_equations(Flattener *F, uint32_t *members, uint32_t n) {
         return;
     }
     if (v0->conn == FC_FLOW) {
-        Expr *sum = expr_const(c, 0);
-        for (uint32_t i = 0; i < n; i++) {
-            Expr *x = var_leaf(F, members[i] / 2);
-            sum = members[i] % 2 ? expr_sub(c, sum, x) : expr_add(c, sum, x);
-        }
-        add_eq(F, FE_NORMAL, sum, expr_const(c, 0), F->key_origin[k0], F->key_span[k0]);
+        add_eq(F, FE_NORMAL, flow_sum(F, members, 0, n), expr_const(c, 0), F->key_origin[k0], F->key_span[k0]);
         return;
     }
     check_sources(F, members, n);

@@ -460,7 +460,7 @@ static bool eval_dims(Flattener *F, Inst *inst, Elem *e, AstList *dl) {
 /* iterate the `for` clauses of a comprehension: the shape and the Env of
  * every element (row-major) */
 static bool compr_envs(Flattener *F, Inst *inst, AstNode *c, Elem *e, EnvVec *envs) {
-    uint32_t ni = c->compr.iters.len, dims[VAL_MAXD];
+    uint32_t ni = c->compr.iters.len, dims[VAL_MAXD] = {0};
     Val r[VAL_MAXD];
     if (ni > VAL_MAXD) return set_dims(e, ni, dims, c->span);
     for (uint32_t k = 0; k < ni; k++) {
