@@ -26,7 +26,7 @@ test)
     ctest --test-dir build --output-on-failure -j"$jobs"
     echo "== again under AddressSanitizer + UndefinedBehaviorSanitizer =="
     configure_and_build build-asan -DDYADC_SANITIZE=ON
-    ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+    ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
         ctest --test-dir build-asan --output-on-failure -j"$jobs" ;;
 bless)
     configure_and_build build

@@ -71,6 +71,7 @@ START_TEST(diagnostic_has_location_line_and_caret) {
     ck_assert_uint_eq(diag_error_count(), 1);
     free(buf);
     diag_reset();
+    src_reset();
     arena_free(a);
 }
 END_TEST
@@ -83,6 +84,7 @@ START_TEST(columns_count_code_points) {
     src_line_col(f, (uint32_t)(strstr(text, "ω") - text), &line, &col);
     ck_assert_uint_eq(line, 1);
     ck_assert_uint_eq(col, 6);
+    src_reset();
     arena_free(a);
 }
 END_TEST
