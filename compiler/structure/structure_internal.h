@@ -75,6 +75,8 @@ typedef struct {
     ExprVec resid_sv;  /* the residuals handed to IDA, in sv form */
     U32Vec resid_eq;   /* the equation each residual comes from */
     double *startv;    /* sv -> numeric start (dummy selection) */
+    unsigned char *natural;  /* flat var -> a model equation defines der(x)
+                                with a constant coefficient (der(s) = v) */
     unsigned char *colconst; /* sv -> its Jacobian column in the current
                                 selection stage is free of unknowns */
     /* slots */
