@@ -8,10 +8,16 @@ cd "$(dirname "$0")"
 what="${1:-build}"
 jobs=$(nproc 2>/dev/null || echo 2)
 
-configure_and_build() { # dir, extra cmake args...
+configure_and_build() { # dir, extra cmake args...; the log is kept in $dir/build.log
     dir=$1; shift
-    cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" >/dev/null
-    cmake --build "$dir" -j"$jobs"
+    mkdir -p "$dir"
+    echo "building in $dir ..."
+    if ! { cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" &&
+           cmake --build "$dir" -j"$jobs"; } > "$dir/build.log" 2>&1; then
+        tail -n 40 "$dir/build.log"
+        echo "build failed (full log: $dir/build.log)" >&2
+        exit 1
+    fi
 }
 
 sh scripts/setup-debian.sh
