@@ -132,10 +132,17 @@ static bool tr_reshape(Flattener *F, Inst *scope, AstNode *call, Val *out) {
     return true;
 }
 
+/* fn over elements [lo, hi) as a balanced tree: depth log n, so passes
+ * that recurse over expressions stay shallow on long arrays */
+static Expr *reduce_range(Flattener *F, Val *a, Expr *(*fn)(ExprCtx *, Expr *, Expr *), uint32_t lo,
+                          uint32_t hi) {
+    if (hi - lo == 1) return val_at(a, lo);
+    uint32_t mid = lo + (hi - lo) / 2;
+    return fn(F->ctx, reduce_range(F, a, fn, lo, mid), reduce_range(F, a, fn, mid, hi));
+}
+
 static Expr *reduce(Flattener *F, Val a, Expr *(*fn)(ExprCtx *, Expr *, Expr *), Expr *init) {
-    Expr *s = init;
-    for (uint32_t i = 0; i < a.n; i++) s = s ? fn(F->ctx, s, val_at(&a, i)) : val_at(&a, i);
-    return s;
+    return a.n ? reduce_range(F, &a, fn, 0, a.n) : init;
 }
 
 static Expr *min2(ExprCtx *c, Expr *a, Expr *b) { return expr_call(c, FN_MIN, a, b); }
