@@ -35,13 +35,29 @@
  *   If init_n == 0, the runtime takes `start` as the starting point and lets
  *   IDACalcIC compute the algebraic unknowns and y' with the differential
  *   unknowns fixed (y_is_diff).
+ *
+ * Data instead of code (ABI 3)
+ *   What is only data is a table, applied by the runtime around the
+ *   generated functions (runtime/model.c; call dyrt_model_* rather than the
+ *   function pointers directly):
+ *   - outputs of the form offset + scale * slot (a y, y', p slot, t or a
+ *     constant: eliminated aliases) are the out_copy_* table; `outputs`
+ *     computes only the other columns;
+ *   - constant parameter defaults are param_const (where param_has_const):
+ *     the runtime stores them for every !given[i] before calling
+ *     param_defaults, which handles only the dependent ones (constants depend
+ *     on nothing, so storing them first keeps the dependency order);
+ *   - constant starting values are start_y_const / start_yp_const (where
+ *     start_has_const bit 1 / bit 2), stored before `start` computes the rest.
+ *   Name lists are packed by the compiler into one string blob each; their
+ *   types are unchanged.
  */
 #ifndef DYAD_MODEL_H
 #define DYAD_MODEL_H
 
 #include <stdint.h>
 
-#define DYRT_ABI_VERSION 2
+#define DYRT_ABI_VERSION 3
 #define DYRT_MODEL_SYMBOL "dyad_model"
 
 /* param_flags bits */
@@ -49,6 +65,15 @@ enum {
     DYRT_PARAM_FINAL = 1,       /* `final`: -p may not override it */
     DYRT_PARAM_MISSING = 2,     /* value is `missing`: solved at initialization */
     DYRT_PARAM_DEPENDENT = 4    /* default is an expression of other parameters */
+};
+
+/* out_copy_kind: source (low 3 bits) and operations, applied in this order:
+ * v = source; if NEG v = -v; if SCALE v = v * scale; if OFFSET v = v + offset.
+ * DYRT_SRC_CONST: v = offset, no operations. */
+enum {
+    DYRT_SRC_Y = 0, DYRT_SRC_YP = 1, DYRT_SRC_P = 2, DYRT_SRC_TIME = 3,
+    DYRT_SRC_CONST = 4, DYRT_SRC_MASK = 7,
+    DYRT_OP_NEG = 8, DYRT_OP_SCALE = 16, DYRT_OP_OFFSET = 32
 };
 
 /* Simulation settings; a model carries defaults (from an analysis or the
@@ -140,6 +165,20 @@ typedef struct DyrtModel {
                                          The runtime sets the modes from the signs at
                                          the start and from the crossing direction at
                                          each event. */
+
+    /* ABI 3 (appended; arrays NULL when empty; see "Data instead of code") */
+    int32_t nout_copy;                /* output columns computed from the table */
+    const int32_t *out_copy_dest;     /* [nout_copy] output column */
+    const uint8_t *out_copy_kind;     /* [nout_copy] DYRT_SRC_* | DYRT_OP_* */
+    const int32_t *out_copy_index;    /* [nout_copy] slot index (Y, YP, P) */
+    const double *out_copy_scale;     /* [nout_copy] used with DYRT_OP_SCALE */
+    const double *out_copy_offset;    /* [nout_copy] used with DYRT_OP_OFFSET, CONST */
+    const unsigned char *param_has_const; /* [np] 1: the default is param_const[i] */
+    const double *param_const;        /* [np] */
+    const unsigned char *start_has_const; /* [ny] bit 1: y from start_y_const,
+                                             bit 2: y' from start_yp_const */
+    const double *start_y_const;      /* [ny] */
+    const double *start_yp_const;     /* [ny] */
 } DyrtModel;
 
 #endif

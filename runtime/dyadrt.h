@@ -90,4 +90,13 @@ int dyrt_simulate(const DyrtModel *m, const DyrtOptions *o);
 /* The standalone simulator: parse argv, simulate, return the exit status. */
 int dyrt_main(const DyrtModel *m, int argc, char **argv);
 
+/* The model's functions together with its data tables (dyad_model.h, "Data
+ * instead of code"): what m->param_defaults, m->start and m->outputs compute
+ * plus the constants and copies the descriptor holds as data.  Use these, not
+ * the function pointers, to evaluate a model. */
+void dyrt_model_param_defaults(const DyrtModel *m, double *p, const unsigned char *given);
+void dyrt_model_start(const DyrtModel *m, double t0, const double *p, double *y, double *yp);
+void dyrt_model_outputs(const DyrtModel *m, double t, const double *y, const double *yp,
+                        const double *p, double *out);
+
 #endif

@@ -406,7 +406,7 @@ int dyrt_initialize(DyrtRun *r)
         rc = solve_init_system(r);  /* with the --initial overrides */
     } else {
         if (m->ny > 0)
-            m->start(r->start, r->p, r->y0, r->yp0);
+            dyrt_model_start(m, r->start, r->p, r->y0, r->yp0);
         rc = dyrt_apply_initials(r);
     }
     return rc ? rc : check_solution(r);

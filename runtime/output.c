@@ -138,7 +138,7 @@ int dyrt_output_setup(DyrtRun *r)
 
 int dyrt_output_row(DyrtRun *r, double t, const double *y, const double *yp)
 {
-    r->m->outputs(t, y, yp, r->p, r->outbuf);
+    dyrt_model_outputs(r->m, t, y, yp, r->p, r->outbuf);
     fprintf(r->out, "%.17g", t);
     for (int k = 0; k < r->ncols; k++)
         fprintf(r->out, ",%.17g", r->outbuf[r->cols[k]]);

@@ -82,7 +82,7 @@ int dyrt_params_setup(DyrtRun *r)
         if (rc)
             return rc;
     }
-    m->param_defaults(r->p, r->given);
+    dyrt_model_param_defaults(m, r->p, r->given);
     return check_finite(r);
 }
 

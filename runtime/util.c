@@ -148,6 +148,26 @@ static int bad_initial_tables(const DyrtModel *m)
     return 0;
 }
 
+/* out_copy_*: destinations are output columns, slot indices in range (ABI 3). */
+static int bad_copy_table(const DyrtModel *m)
+{
+    if (m->nout_copy < 0 || m->nout_copy > m->nout)
+        return 1;
+    if (m->nout_copy > 0 && (!m->out_copy_dest || !m->out_copy_kind || !m->out_copy_index ||
+                             !m->out_copy_scale || !m->out_copy_offset))
+        return 1;
+    for (int32_t k = 0; k < m->nout_copy; k++) {
+        int32_t i = m->out_copy_index[k];
+        unsigned src = m->out_copy_kind[k] & DYRT_SRC_MASK;
+        int32_t n = src == DYRT_SRC_P ? m->np : src <= DYRT_SRC_YP ? m->ny : 1;
+        if (m->out_copy_dest[k] < 0 || m->out_copy_dest[k] >= m->nout || src > DYRT_SRC_CONST ||
+            (src <= DYRT_SRC_P && (i < 0 || i >= n)))
+            return 1;
+    }
+    return (m->param_has_const && !m->param_const) ||
+           (m->start_has_const && (!m->start_y_const || !m->start_yp_const));
+}
+
 static const char *model_problem(const DyrtModel *m)
 {
     if (m->abi_version != DYRT_ABI_VERSION)
@@ -170,6 +190,8 @@ static const char *model_problem(const DyrtModel *m)
         return "nmodes is neither 0 nor nz";
     if (bad_initial_tables(m))
         return "initial_row/initial_z out of range";
+    if (bad_copy_table(m))
+        return "malformed output copy or constant tables";
     return NULL;
 }
 

@@ -39,19 +39,21 @@ static void add_param_attr(Cg *g, LLVMValueRef fn, unsigned i, const char *name)
     LLVMAddAttributeAtIndex(fn, i + 1, LLVMCreateEnumAttribute(g->ctx, k, 0));
 }
 
-static LLVMTypeRef fn_type(Cg *g, const CgFnSpec *spec) {
-    LLVMTypeRef ps[6];
+/* The spec's signature; chunks take one more argument, double *tmp. */
+static LLVMTypeRef fn_type(Cg *g, const CgFnSpec *spec, bool chunk) {
+    LLVMTypeRef ps[7];
     for (int i = 0; i < spec->nargs; i++) {
         CgArg r = spec->args[i];
         ps[i] = (r == CG_ARG_T || r == CG_ARG_CJ) ? g->t_f64 : g->t_ptr;
     }
+    ps[spec->nargs] = g->t_ptr;
     LLVMTypeRef ret = spec->ret == CG_RET_VOID ? LLVMVoidTypeInContext(g->ctx) : g->t_i32;
-    return LLVMFunctionType(ret, ps, (unsigned)spec->nargs, 0);
+    return LLVMFunctionType(ret, ps, (unsigned)spec->nargs + (chunk ? 1 : 0), 0);
 }
 
 /* Create a function of the spec's signature and position the builder in it. */
 static LLVMValueRef begin_fn(Cg *g, const CgFnSpec *spec, const char *name, bool chunk) {
-    LLVMValueRef fn = LLVMAddFunction(g->mod, name, fn_type(g, spec));
+    LLVMValueRef fn = LLVMAddFunction(g->mod, name, fn_type(g, spec, chunk));
     LLVMSetLinkage(fn, LLVMInternalLinkage);
     add_fn_attr(g, fn, "nounwind");
     if (chunk) add_fn_attr(g, fn, "noinline");
@@ -62,6 +64,10 @@ static LLVMValueRef begin_fn(Cg *g, const CgFnSpec *spec, const char *name, bool
         g->args[spec->args[i]] = LLVMGetParam(fn, (unsigned)i);
         if (spec->args[i] != CG_ARG_T && spec->args[i] != CG_ARG_CJ)
             add_param_attr(g, fn, (unsigned)i, "noalias");
+    }
+    if (chunk) {
+        g->args[CG_ARG_TMP] = LLVMGetParam(fn, (unsigned)spec->nargs);
+        add_param_attr(g, fn, (unsigned)spec->nargs, "noalias");
     }
     LLVMBasicBlockRef bb = LLVMAppendBasicBlockInContext(g->ctx, fn, "entry");
     LLVMPositionBuilderAtEnd(g->bld, bb);
@@ -146,17 +152,21 @@ static LLVMValueRef emit_chunk(Cg *g, const CgFnSpec *spec, const CgItem *items,
     return fn;
 }
 
-/* The entry function: call every chunk with the entry's own arguments. */
+/* The entry function: call every chunk with the entry's own arguments and
+ * a stack array of ntmp doubles for the pieces of oversized items. */
 static LLVMValueRef emit_entry(Cg *g, const CgFnSpec *spec, LLVMValueRef *chunks,
-                               uint32_t nchunks) {
+                               uint32_t nchunks, uint32_t ntmp) {
     LLVMValueRef fn = begin_fn(g, spec, spec->name, false);
-    LLVMTypeRef fty = fn_type(g, spec);
-    LLVMValueRef params[6];
+    LLVMTypeRef fty = fn_type(g, spec, true);
+    LLVMValueRef params[7];
     for (int i = 0; i < spec->nargs; i++) params[i] = LLVMGetParam(fn, (unsigned)i);
+    params[spec->nargs] = ntmp ? LLVMBuildArrayAlloca(g->bld, g->t_f64,
+                                                      LLVMConstInt(g->t_i32, ntmp, 0), "tmp")
+                               : LLVMConstNull(g->t_ptr);
     LLVMValueRef acc = LLVMConstInt(g->t_i32, 0, 0), zero = acc;
     for (uint32_t k = 0; k < nchunks; k++) {
         LLVMValueRef r = LLVMBuildCall2(g->bld, fty, chunks[k], params,
-                                        (unsigned)spec->nargs, "");
+                                        (unsigned)spec->nargs + 1, "");
         if (spec->ret == CG_RET_STATUS) acc = LLVMBuildOr(g->bld, acc, r, "");
         if (spec->ret == CG_RET_ASSERT) {
             LLVMValueRef have = LLVMBuildICmp(g->bld, LLVMIntNE, acc, zero, "");
@@ -168,19 +178,117 @@ static LLVMValueRef emit_entry(Cg *g, const CgFnSpec *spec, LLVMValueRef *chunks
     return fn;
 }
 
+/* ---------- oversized items ---------- */
+
+typedef Vec(Expr *) CutVec;
+typedef Vec(LLVMValueRef) FnVec;
+
+static void cut_tables(Cg *g) {
+    if (g->cut_slot) return;
+    g->cut_slot = ARENA_ARRAY(g->arena, int32_t, g->nids);
+    g->cut_gen_of = ARENA_ARRAY(g->arena, uint32_t, g->nids);
+    g->cut_size = ARENA_ARRAY(g->arena, uint32_t, g->nids);
+    g->cut_seen = ARENA_ARRAY(g->arena, uint32_t, g->nids);
+}
+
+static void make_cut(Cg *g, Expr *e, CutVec *cuts) {
+    if (cg_is_cut(g, e)) return;
+    g->cut_gen_of[e->id] = g->cut_gen;
+    g->cut_slot[e->id] = (int32_t)cuts->len;
+    vec_push(g->arena, cuts, e);
+}
+
+static uint32_t sat_add(uint32_t a, uint32_t b) { return a + b < a ? UINT32_MAX : a + b; }
+
+/* Bottom-up over root's DAG (each node once): size = 1 + the sizes of its
+ * children, a cut child counting 1.  A node whose size exceeds the cap has
+ * its non-leaf children cut, so every piece -- a cut node down to the next
+ * cuts -- holds at most cap nodes (shared nodes are counted per parent: an
+ * overestimate).  Cuts are appended in post-order: dependencies first. */
+static void plan_cuts(Cg *g, Expr *root, CutVec *cuts) {
+    g->stack.len = 0;
+    vec_push(g->arena, &g->stack, root);
+    while (g->stack.len > 0) {
+        Expr *e = g->stack.data[g->stack.len - 1];
+        if (g->cut_seen[e->id] == g->cut_gen) { g->stack.len--; continue; }
+        bool ready = true;
+        for (int i = 0; i < e->nargs; i++)
+            if (g->cut_seen[e->args[i]->id] != g->cut_gen) {
+                vec_push(g->arena, &g->stack, e->args[i]);
+                ready = false;
+            }
+        if (!ready) continue;
+        g->stack.len--;
+        uint32_t n = 1;
+        for (int i = 0; i < e->nargs; i++)
+            n = sat_add(n, cg_is_cut(g, e->args[i]) ? 1 : g->cut_size[e->args[i]->id]);
+        if (n > g->chunk_cap) {
+            n = 1;
+            for (int i = 0; i < e->nargs; i++) {
+                if (g->cut_size[e->args[i]->id] > 1) make_cut(g, e->args[i], cuts);
+                n = sat_add(n, cg_is_cut(g, e->args[i]) ? 1 : g->cut_size[e->args[i]->id]);
+            }
+        }
+        g->cut_size[e->id] = n;
+        g->cut_seen[e->id] = g->cut_gen;
+    }
+}
+
+/* One piece: tmp[slot of c] = c, the other cut nodes loaded from tmp. */
+static LLVMValueRef emit_piece(Cg *g, const CgFnSpec *spec, Expr *c, uint32_t k) {
+    char name[256];
+    snprintf(name, sizeof name, "%s.%u", spec->name, k);
+    LLVMValueRef fn = begin_fn(g, spec, name, true);
+    g->stamp++;
+    g->piece_root = c;
+    LLVMValueRef v = cg_expr(g, c);
+    g->piece_root = NULL;
+    LLVMBuildStore(g->bld, v, cg_slot(g, CG_ARG_TMP, (uint32_t)g->cut_slot[c->id]));
+    if (spec->ret == CG_RET_VOID) LLVMBuildRetVoid(g->bld);
+    else LLVMBuildRet(g->bld, LLVMConstInt(g->t_i32, 0, 0));
+    if (g->cut_size[c->id] > g->max_chunk_nodes) g->max_chunk_nodes = g->cut_size[c->id];
+    return fn;
+}
+
+/* An item larger than the cap alone: its roots and every cut node become
+ * pieces (chunk functions storing into tmp), emitted before the item's own
+ * chunk, which then only loads them.  Returns the number of tmp slots. */
+static uint32_t emit_pieces(Cg *g, const CgFnSpec *spec, const CgItem *it, FnVec *chunks) {
+    CutVec cuts = {0};
+    cut_tables(g);
+    g->cut_gen++;
+    Expr *roots[2] = {it->a, it->b};
+    for (int r = 0; r < 2; r++) {
+        if (!roots[r]) continue;
+        plan_cuts(g, roots[r], &cuts);
+        if (roots[r]->nargs > 0) make_cut(g, roots[r], &cuts);
+    }
+    for (uint32_t j = 0; j < cuts.len; j++) {
+        LLVMValueRef fn = emit_piece(g, spec, cuts.data[j], chunks->len);
+        vec_push(g->arena, chunks, fn);
+    }
+    return cuts.len;
+}
+
 LLVMValueRef cg_emit_function(Cg *g, const CgFnSpec *spec, const CgItem *items,
                               uint32_t nitems) {
-    Vec(LLVMValueRef) chunks = {0};
-    uint32_t first = 0;
+    FnVec chunks = {0};
+    uint32_t first = 0, ntmp = 0;
     while (first < nitems) {
         uint32_t nodes;
         g->stamp++;
         uint32_t count = plan_chunk(g, items, first, nitems, &nodes);
+        if (nodes > g->chunk_cap) {           /* count == 1: one oversized item */
+            uint32_t n = emit_pieces(g, spec, &items[first], &chunks);
+            if (n > ntmp) ntmp = n;
+            nodes = 1 + (items[first].a != NULL) + 3 * (items[first].b != NULL);
+        }
         LLVMValueRef fn = emit_chunk(g, spec, items, first, count, chunks.len);
+        g->cut_gen++;                         /* cuts of this item end here */
         vec_push(g->arena, &chunks, fn);
         if (nodes > g->max_chunk_nodes) g->max_chunk_nodes = nodes;
         first += count;
     }
     g->nchunks += chunks.len;
-    return emit_entry(g, spec, chunks.data, chunks.len);
+    return emit_entry(g, spec, chunks.data, chunks.len, ntmp);
 }

@@ -237,6 +237,11 @@ LLVMValueRef cg_expr(Cg *g, Expr *root) {
     while (g->stack.len > 0) {
         Expr *e = g->stack.data[g->stack.len - 1];
         if (memo_has(g, e)) { g->stack.len--; continue; }
+        if (cg_is_cut(g, e) && e != g->piece_root) {   /* computed by a piece */
+            g->stack.len--;
+            cg_memo_set(g, e, cg_load(g, CG_ARG_TMP, (uint32_t)g->cut_slot[e->id]));
+            continue;
+        }
         bool ready = true;
         for (int i = e->nargs - 1; i >= 0; i--)
             if (!memo_has(g, e->args[i])) {
@@ -255,6 +260,10 @@ LLVMValueRef cg_expr(Cg *g, Expr *root) {
         cg_memo_set(g, e, emit_node(g, e));
     }
     return g->memo[root->id];
+}
+
+bool cg_is_cut(const Cg *g, const Expr *e) {
+    return g->cut_gen_of && g->cut_gen_of[e->id] == g->cut_gen && g->cut_gen != 0;
 }
 
 /* Number of nodes of e not yet counted in this chunk (marks them counted). */

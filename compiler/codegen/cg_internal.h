@@ -35,6 +35,7 @@ typedef enum {
     CG_ARG_CJ,     /* double cj */
     CG_ARG_GIVEN,  /* const unsigned char *given */
     CG_ARG_OUT,    /* double *r / vals / out / g */
+    CG_ARG_TMP,    /* double *tmp: chunks only, pieces of oversized items */
     CG_ARG_COUNT
 } CgArg;
 
@@ -94,6 +95,14 @@ typedef struct Cg {
      * whose a - b is zero-crossing function k reads mode p[np + k] */
     int32_t *zc_of_id;         /* [nids] k for the Expr id of zc[k], else -1 */
     int freeze;
+    /* oversized items (cg_chunk.c): cut nodes are computed by "piece"
+     * chunks into tmp[cut_slot[id]] and loaded from there by later chunks */
+    int32_t *cut_slot;         /* [nids] slot, valid while cut_gen_of[id] == cut_gen */
+    uint32_t *cut_gen_of;      /* [nids] */
+    uint32_t *cut_size;        /* [nids] planning: nodes below, cut children = 1 */
+    uint32_t *cut_seen;        /* [nids] planning visit stamp (== cut_gen) */
+    uint32_t cut_gen;          /* bumped per oversized item */
+    Expr *piece_root;          /* the cut node the current piece computes */
     uint32_t nchunks;          /* statistics */
     uint32_t max_chunk_nodes;
 } Cg;
@@ -104,6 +113,7 @@ LLVMValueRef cg_load(Cg *g, CgArg arg, uint32_t index);
 LLVMValueRef cg_slot(Cg *g, CgArg arg, uint32_t index);
 uint32_t cg_count_new(Cg *g, Expr *e);
 void cg_memo_set(Cg *g, Expr *e, LLVMValueRef v);
+bool cg_is_cut(const Cg *g, const Expr *e);
 
 /* cg_chunk.c */
 LLVMValueRef cg_emit_function(Cg *g, const CgFnSpec *spec, const CgItem *items,

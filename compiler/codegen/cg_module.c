@@ -34,7 +34,11 @@
     X(PTR, init_jacobian) X(PTR, init_guess) X(PTR, init_finish)         \
     X(SETTINGS, defaults)                                                \
     X(PTR, init_eq_names) X(PTR, initial_row) X(PTR, initial_z)         \
-    X(I32, nmodes)
+    X(I32, nmodes)                                                       \
+    X(I32, nout_copy) X(PTR, out_copy_dest) X(PTR, out_copy_kind)        \
+    X(PTR, out_copy_index) X(PTR, out_copy_scale) X(PTR, out_copy_offset) \
+    X(PTR, param_has_const) X(PTR, param_const)                          \
+    X(PTR, start_has_const) X(PTR, start_y_const) X(PTR, start_yp_const)
 
 #define SETTINGS_FIELDS(X)                                               \
     X(F64, start) X(F64, stop) X(F64, interval) X(F64, rtol)             \
@@ -135,11 +139,35 @@ static LLVMValueRef array_global(Cg *g, const char *name, LLVMTypeRef elem,
     return const_global(g, name, LLVMConstArray2(elem, vals, n));
 }
 
+/* A name list: one packed blob "a\0b\0..." and an array of constant GEPs
+ * into it (one global per list, not one per name: tens of thousands of
+ * string globals cost the back end and the linker more than the code). */
 static LLVMValueRef names_global(Cg *g, const char *name, const char *const *names,
                                  uint32_t n) {
     if (n == 0 || !names) return null_ptr(g);
+    size_t len = 0;
+    for (uint32_t i = 0; i < n; i++) len += strlen(names[i] ? names[i] : "") + 1;
+    char *blob = (char *)arena_alloc(g->arena, len);
+    uint64_t *off = ARENA_ARRAY(g->arena, uint64_t, n);
+    size_t at = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        const char *s = names[i] ? names[i] : "";
+        size_t l = strlen(s) + 1;
+        memcpy(blob + at, s, l);
+        off[i] = at;
+        at += l;
+    }
+    char bname[64];
+    snprintf(bname, sizeof bname, "%s.blob", name);
+    LLVMValueRef gb = const_global(g, bname, LLVMConstStringInContext(g->ctx, blob,
+                                                                     (unsigned)len, 1));
+    LLVMTypeRef bt = LLVMArrayType2(g->t_i8, len);
     LLVMValueRef *v = ARENA_ARRAY(g->arena, LLVMValueRef, n);
-    for (uint32_t i = 0; i < n; i++) v[i] = string_ptr(g, names[i]);
+    for (uint32_t i = 0; i < n; i++) {
+        LLVMValueRef idx[2] = {LLVMConstInt(LLVMInt64TypeInContext(g->ctx), 0, 0),
+                               LLVMConstInt(LLVMInt64TypeInContext(g->ctx), off[i], 0)};
+        v[i] = LLVMConstInBoundsGEP2(bt, gb, idx, 2);
+    }
     return array_global(g, name, g->t_ptr, v, n);
 }
 
@@ -208,25 +236,150 @@ static LLVMValueRef list_fn(Cg *g, const CgFnSpec *spec, Expr **list, uint32_t n
     return cg_emit_function(g, spec, it, n);
 }
 
-static LLVMValueRef params_fn(Cg *g, const System *s) {
+static bool is_const(const Expr *e) { return e && e->kind == EXPR_CONST; }
+
+/* param_defaults: constant defaults become param_const (applied by the
+ * runtime first); the function stores only the others. */
+static LLVMValueRef params_fn(Cg *g, const System *s, LLVMValueRef *v) {
     CgItem *it = new_items(g, s->np);
-    uint32_t n = 0;
+    unsigned char *has = ARENA_ARRAY(g->arena, unsigned char, s->np ? s->np : 1);
+    double *val = ARENA_ARRAY(g->arena, double, s->np ? s->np : 1);
+    uint32_t n = 0, nconst = 0;
     for (uint32_t k = 0; k < s->np; k++) {
         uint32_t i = s->param_order ? s->param_order[k] : k;
         if (!s->param_default || !s->param_default[i]) continue;
+        if (is_const(s->param_default[i])) {
+            has[i] = 1;
+            val[i] = s->param_default[i]->value;
+            nconst++;
+            continue;
+        }
         it[n] = item(s->param_default[i], CG_ARG_P, i);
         it[n++].guard_given = 1;
+    }
+    if (nconst) {
+        v[MF_param_has_const] = u8_global(g, "param_has_const", has, s->np);
+        v[MF_param_const] = f64_global(g, "param_const", val, s->np);
     }
     return cg_emit_function(g, &spec_params, it, n);
 }
 
-static LLVMValueRef start_fn(Cg *g, const System *s) {
-    CgItem *it = new_items(g, 2 * s->ny);
-    for (uint32_t i = 0; i < s->ny; i++) {
-        it[i] = item(s->start ? s->start[i] : NULL, CG_ARG_Y, i);
-        it[s->ny + i] = item(s->start_yp ? s->start_yp[i] : NULL, CG_ARG_YP, i);
+/* start: absent (0) and constant values become start_*_const tables. */
+static LLVMValueRef start_fn(Cg *g, const System *s, LLVMValueRef *v) {
+    uint32_t ny = s->ny, n = 0, nconst = 0;
+    CgItem *it = new_items(g, 2 * ny);
+    unsigned char *has = ARENA_ARRAY(g->arena, unsigned char, ny ? ny : 1);
+    double *val[2] = {ARENA_ARRAY(g->arena, double, ny ? ny : 1),
+                      ARENA_ARRAY(g->arena, double, ny ? ny : 1)};
+    for (int d = 0; d < 2; d++)
+        for (uint32_t i = 0; i < ny; i++) {
+            Expr **list = d ? s->start_yp : s->start;
+            Expr *e = list ? list[i] : NULL;
+            if (!e || is_const(e)) {
+                has[i] |= (unsigned char)(1u << d);
+                val[d][i] = e ? e->value : 0.0;
+                nconst++;
+                continue;
+            }
+            it[n++] = item(e, d ? CG_ARG_YP : CG_ARG_Y, i);
+        }
+    if (nconst) {
+        v[MF_start_has_const] = u8_global(g, "start_has_const", has, ny);
+        v[MF_start_y_const] = f64_global(g, "start_y_const", val[0], ny);
+        v[MF_start_yp_const] = f64_global(g, "start_yp_const", val[1], ny);
     }
-    return cg_emit_function(g, &spec_start, it, 2 * s->ny);
+    return cg_emit_function(g, &spec_start, it, n);
+}
+
+/* ---------- outputs: copies as data ---------- */
+
+/* One output of the form [offset +] [scale *] [-] source. */
+typedef struct CopyForm {
+    uint8_t kind;              /* DYRT_SRC_* | DYRT_OP_* */
+    int32_t index;
+    double scale, offset;
+} CopyForm;
+
+static bool copy_source(const Expr *e, CopyForm *f) {
+    switch (e->kind) {
+    case EXPR_Y: f->kind |= DYRT_SRC_Y; break;
+    case EXPR_YP: f->kind |= DYRT_SRC_YP; break;
+    case EXPR_P: f->kind |= DYRT_SRC_P; break;
+    case EXPR_TIME: f->kind |= DYRT_SRC_TIME; return true;
+    default: return false;
+    }
+    f->index = (int32_t)e->index;
+    return true;
+}
+
+/* source | -source (emitted as one fneg) */
+static bool copy_signed(const Expr *e, CopyForm *f) {
+    if (e->kind == EXPR_NEG) {
+        f->kind |= DYRT_OP_NEG;
+        return copy_source(e->args[0], f);
+    }
+    return copy_source(e, f);
+}
+
+/* signed | c * signed | signed * c  (IEEE multiplication commutes exactly) */
+static bool copy_scaled(const Expr *e, CopyForm *f) {
+    if (e->kind == EXPR_MUL) {
+        int c = is_const(e->args[0]) ? 0 : is_const(e->args[1]) ? 1 : -1;
+        if (c < 0) return false;
+        f->kind |= DYRT_OP_SCALE;
+        f->scale = e->args[c]->value;
+        return copy_signed(e->args[1 - c], f);
+    }
+    return copy_signed(e, f);
+}
+
+/* const | scaled | c + scaled | scaled + c */
+static bool copy_form(const Expr *e, CopyForm *f) {
+    memset(f, 0, sizeof *f);
+    if (is_const(e)) {
+        f->kind = DYRT_SRC_CONST;
+        f->offset = e->value;
+        return true;
+    }
+    if (e->kind == EXPR_ADD) {
+        int c = is_const(e->args[0]) ? 0 : is_const(e->args[1]) ? 1 : -1;
+        if (c < 0) return false;
+        f->kind |= DYRT_OP_OFFSET;
+        f->offset = e->args[c]->value;
+        return copy_scaled(e->args[1 - c], f);
+    }
+    return copy_scaled(e, f);
+}
+
+/* The out_copy_* tables, and the outputs function for the other columns.
+ * Frozen relations cannot occur in a copy (no comparisons). */
+static LLVMValueRef outputs_fn(Cg *g, const System *s, LLVMValueRef *v) {
+    uint32_t n = s->nout, ncopy = 0, nit = 0;
+    CgItem *it = new_items(g, n);
+    int32_t *dest = ARENA_ARRAY(g->arena, int32_t, n ? n : 1);
+    int32_t *index = ARENA_ARRAY(g->arena, int32_t, n ? n : 1);
+    unsigned char *kind = ARENA_ARRAY(g->arena, unsigned char, n ? n : 1);
+    double *scale = ARENA_ARRAY(g->arena, double, n ? n : 1);
+    double *offset = ARENA_ARRAY(g->arena, double, n ? n : 1);
+    for (uint32_t i = 0; i < n; i++) {
+        CopyForm f;
+        if (!s->out[i] || !copy_form(s->out[i], &f)) {
+            it[nit++] = item(s->out[i], CG_ARG_OUT, i);
+            continue;
+        }
+        dest[ncopy] = (int32_t)i;
+        kind[ncopy] = f.kind;
+        index[ncopy] = f.index;
+        scale[ncopy] = f.scale;
+        offset[ncopy++] = f.offset;
+    }
+    v[MF_nout_copy] = LLVMConstInt(g->t_i32, ncopy, 0);
+    v[MF_out_copy_dest] = i32_global(g, "out_copy_dest", dest, ncopy);
+    v[MF_out_copy_kind] = u8_global(g, "out_copy_kind", kind, ncopy);
+    v[MF_out_copy_index] = i32_global(g, "out_copy_index", index, ncopy);
+    v[MF_out_copy_scale] = f64_global(g, "out_copy_scale", scale, ncopy);
+    v[MF_out_copy_offset] = f64_global(g, "out_copy_offset", offset, ncopy);
+    return cg_emit_function(g, &spec_out, it, nit);
 }
 
 static Expr *nonzero(Expr **list, uint32_t k) {
@@ -272,12 +425,12 @@ static LLVMValueRef init_finish_fn(Cg *g, const System *s) {
 /* ---------- the descriptor ---------- */
 
 static void fill_functions(Cg *g, const System *s, LLVMValueRef *v) {
-    v[MF_param_defaults] = params_fn(g, s);
-    v[MF_start] = start_fn(g, s);
+    v[MF_param_defaults] = params_fn(g, s, v);
+    v[MF_start] = start_fn(g, s, v);
     g->freeze = s->nz > 0;     /* relations read modes in these four */
     v[MF_residual] = list_fn(g, &spec_resid, s->resid, s->ny, CG_ARG_OUT);
     v[MF_jacobian] = jacobian_fn(g, s);
-    v[MF_outputs] = list_fn(g, &spec_out, s->out, s->nout, CG_ARG_OUT);
+    v[MF_outputs] = outputs_fn(g, s, v);
     v[MF_zero_crossings] = s->nz ? list_fn(g, &spec_zc, s->zc, s->nz, CG_ARG_OUT) : NULL;
     g->freeze = 0;
     v[MF_check_asserts] =

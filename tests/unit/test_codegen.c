@@ -249,7 +249,7 @@ static void check_against_eval(const System *s, const DyrtModel *m) {
         ck_assert_int_eq(m->jacobian(pt.t, pt.y, pt.yp, pt.p, pt.cj, jac), 0);
         for (uint32_t k = 0; k < s->jac_nnz; k++)
             assert_close(jac[k], ev(s->jac_dy[k], &pt) + pt.cj * ev(s->jac_dyp[k], &pt), "jac", k);
-        if (m->outputs) m->outputs(pt.t, pt.y, pt.yp, pt.p, out);
+        if (m->outputs) dyrt_model_outputs(m, pt.t, pt.y, pt.yp, pt.p, out);
         for (uint32_t i = 0; i < s->nout; i++) assert_close(out[i], ev(s->out[i], &pt), "out", i);
         if (m->zero_crossings) m->zero_crossings(pt.t, pt.y, pt.yp, pt.p, out);
         for (uint32_t i = 0; i < s->nz; i++) assert_close(out[i], ev(s->zc[i], &pt), "zc", i);
@@ -284,21 +284,21 @@ START_TEST(test_param_defaults) {
     const DyrtModel *m = cg_jit_model(j);
     double p[2] = {0, 0};
     unsigned char given[2] = {0, 0};
-    m->param_defaults(p, given);
+    dyrt_model_param_defaults(m, p, given);
     ck_assert_double_eq(p[0], 1.5);
     ck_assert_double_eq(p[1], 3.0);
     p[0] = 4.0;
     p[1] = -1.0;
     given[0] = 1;
-    m->param_defaults(p, given);
+    dyrt_model_param_defaults(m, p, given);
     ck_assert_double_eq(p[0], 4.0);
     ck_assert_double_eq(p[1], 8.0);
     given[1] = 1;
     p[1] = 7.0;
-    m->param_defaults(p, given);
+    dyrt_model_param_defaults(m, p, given);
     ck_assert_double_eq(p[1], 7.0);
     double y[1], yp[1] = {42};
-    m->start(0.0, p, y, yp);
+    dyrt_model_start(m, 0.0, p, y, yp);
     ck_assert_double_eq(y[0], 1.0);
     ck_assert_double_eq(yp[0], 0.0);
     cg_jit_free(j);
@@ -347,13 +347,13 @@ START_TEST(test_frozen_relation) {
     const DyrtModel *m = cg_jit_model(j);
     ck_assert_int_eq(m->nmodes, 1);
     double y = 2, yp = 0, p[2] = {1, 0}, o[2], res;
-    m->outputs(0, &y, &yp, p, o);
+    dyrt_model_outputs(m, 0, &y, &yp, p, o);
     ck_assert_double_eq(o[0], 20.0); /* mode 0: the "false" branch although y > p */
     ck_assert_double_eq(o[1], 1.0);
     ck_assert_int_eq(m->residual(0, &y, &yp, p, &res), 0);
     ck_assert_double_eq(res, -20.0);
     p[1] = 1;
-    m->outputs(0, &y, &yp, p, o);
+    dyrt_model_outputs(m, 0, &y, &yp, p, o);
     ck_assert_double_eq(o[0], 10.0);
     ck_assert_double_eq(o[1], 0.0);
     cg_jit_free(j);
@@ -378,8 +378,8 @@ START_TEST(test_levels_bitwise) {
         random_point(&pt, buf, N);
         memset(a, 0, sizeof a);
         memset(b, 0, sizeof b);
-        cg_jit_model(j0)->outputs(pt.t, pt.y, pt.yp, pt.p, a);
-        cg_jit_model(j3)->outputs(pt.t, pt.y, pt.yp, pt.p, b);
+        dyrt_model_outputs(cg_jit_model(j0), pt.t, pt.y, pt.yp, pt.p, a);
+        dyrt_model_outputs(cg_jit_model(j3), pt.t, pt.y, pt.yp, pt.p, b);
         ck_assert_int_eq(memcmp(a, b, t->s.nout * sizeof(double)), 0);
         cg_jit_model(j0)->jacobian(pt.t, pt.y, pt.yp, pt.p, pt.cj, a);
         cg_jit_model(j3)->jacobian(pt.t, pt.y, pt.yp, pt.p, pt.cj, b);
