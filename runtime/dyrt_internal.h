@@ -45,7 +45,9 @@ typedef struct DyrtStats {
     long events;               /* zero crossings handled */
     long reinits;              /* IDAReInit calls (events and tstops) */
     double event_t[DYRT_EVENT_LOG]; /* times of the first events, for -v */
-    double t_setup, t_init, t_integrate; /* wall seconds per phase */
+    double t_setup, t_init, t_integrate; /* wall seconds per phase (integration
+                                            without writing the output) */
+    double t_output;           /* wall seconds computing and writing output rows */
 } DyrtStats;
 
 typedef struct DyrtRun {
@@ -69,6 +71,7 @@ typedef struct DyrtRun {
     int *cols;                 /* [ncols] indices into outputs */
     int ncols;
     double *outbuf;            /* [nout] */
+    char *rowbuf;              /* one formatted CSV row, written with one fwrite */
     long rows;                 /* rows written */
     /* IDA */
     SUNContext ctx;

@@ -58,6 +58,7 @@ static void run_free(DyrtRun *r)
     free(r->touts);
     free(r->cols);
     free(r->outbuf);
+    free(r->rowbuf);
 }
 
 /* Parameters, output and settings; then --list-params may stop the run. */
@@ -92,7 +93,7 @@ static int run(DyrtRun *r)
     t = dyrt_now();
     if (!rc)
         rc = dyrt_integrate(r);
-    r->stats.t_integrate = dyrt_now() - t;
+    r->stats.t_integrate = dyrt_now() - t - r->stats.t_output;
     if (r->o->verbose)
         dyrt_integrate_stats(r, stderr);
     if (r->o->plot && r->rows > 0 && r->out && fflush(r->out) == 0) {

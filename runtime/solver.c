@@ -225,8 +225,8 @@ void dyrt_integrate_stats(const DyrtRun *r, FILE *f)
     fprintf(f, "  initialization: %ld Newton iterations, %ld residual evals\n",
             r->stats.init_iters, r->stats.init_res_evals);
     fprintf(f, "  rows written %ld\n", r->rows);
-    fprintf(f, "  time: setup %.3f s, initialization %.3f s, integration %.3f s\n",
-            r->stats.t_setup, r->stats.t_init, r->stats.t_integrate);
+    fprintf(f, "  time: setup %.3f s, initialization %.3f s, integration %.3f s, output %.3f s\n",
+            r->stats.t_setup, r->stats.t_init, r->stats.t_integrate, r->stats.t_output);
     if (r->ida_msg[0])
         fprintf(f, "  last SUNDIALS message: %s\n", r->ida_msg);
 }
