@@ -102,15 +102,35 @@ static void store_item(Cg *g, const CgItem *it, LLVMValueRef v) {
     LLVMBuildStore(g->bld, v, cg_slot(g, dest, it->dest_index));
 }
 
-/* Fold one item's value into the chunk's running result. */
-static LLVMValueRef fold_result(Cg *g, CgRet ret, LLVMValueRef acc, LLVMValueRef v,
-                                uint32_t index) {
-    LLVMValueRef zero = LLVMConstInt(g->t_i32, 0, 0);
-    if (ret == CG_RET_STATUS) {
-        LLVMValueRef nan = LLVMBuildFCmp(g->bld, LLVMRealUNO, v, v, "");
-        return LLVMBuildOr(g->bld, acc, LLVMBuildZExt(g->bld, nan, g->t_i32, ""), "");
+/* STATUS: is any of the chunk's values NaN?  One `fcmp uno a, b` tests two
+ * consecutive values (what instcombine would make of one test per value,
+ * without running it); the i1 results are or-ed as we go, so no stored
+ * value stays live to the end of the chunk, and widened once. */
+typedef struct NanAcc {
+    LLVMValueRef any;          /* i1: some value so far is NaN */
+    LLVMValueRef pending;      /* a value not yet tested, or NULL */
+} NanAcc;
+
+static void nan_add(Cg *g, NanAcc *n, LLVMValueRef v) {
+    if (!n->pending) {
+        n->pending = v;
+        return;
     }
-    /* assert: failed when v is 0 or NaN, i.e. not (ordered and != 0) */
+    LLVMValueRef uno = LLVMBuildFCmp(g->bld, LLVMRealUNO, n->pending, v, "");
+    n->any = n->any ? LLVMBuildOr(g->bld, n->any, uno, "") : uno;
+    n->pending = NULL;
+}
+
+static LLVMValueRef nan_status(Cg *g, NanAcc *n) {
+    if (n->pending) nan_add(g, n, n->pending);
+    if (!n->any) return LLVMConstInt(g->t_i32, 0, 0);
+    return LLVMBuildZExt(g->bld, n->any, g->t_i32, "");
+}
+
+/* ASSERT: fold one item's value into the chunk's running result. */
+static LLVMValueRef fold_assert(Cg *g, LLVMValueRef acc, LLVMValueRef v, uint32_t index) {
+    LLVMValueRef zero = LLVMConstInt(g->t_i32, 0, 0);
+    /* failed when v is 0 or NaN, i.e. not (ordered and != 0) */
     LLVMValueRef failed = LLVMBuildFCmp(g->bld, LLVMRealUEQ, v,
                                         LLVMConstReal(g->t_f64, 0.0), "");
     LLVMValueRef mine = LLVMBuildSelect(g->bld, failed,
@@ -141,12 +161,15 @@ static LLVMValueRef emit_chunk(Cg *g, const CgFnSpec *spec, const CgItem *items,
     LLVMValueRef fn = begin_fn(g, spec, name, true);
     g->stamp++;
     LLVMValueRef acc = LLVMConstInt(g->t_i32, 0, 0);
+    NanAcc nan = {NULL, NULL};
     for (uint32_t i = first; i < first + count; i++) {
         const CgItem *it = &items[i];
         LLVMValueRef v = item_value(g, it);
         if (spec->ret != CG_RET_ASSERT) store_item(g, it, v);
-        if (spec->ret != CG_RET_VOID) acc = fold_result(g, spec->ret, acc, v, i);
+        if (spec->ret == CG_RET_STATUS) nan_add(g, &nan, v);
+        if (spec->ret == CG_RET_ASSERT) acc = fold_assert(g, acc, v, i);
     }
+    if (spec->ret == CG_RET_STATUS) acc = nan_status(g, &nan);
     if (spec->ret == CG_RET_VOID) LLVMBuildRetVoid(g->bld);
     else LLVMBuildRet(g->bld, acc);
     return fn;

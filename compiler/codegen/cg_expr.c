@@ -186,8 +186,46 @@ static LLVMValueRef frozen_cmp(Cg *g, Expr *e) {
     return LLVMBuildFSub(g->bld, f64(g, 1.0), m, "");
 }
 
+static bool uncut_neg(const Cg *g, const Expr *e) {
+    return e->kind == EXPR_NEG && !cg_is_cut(g, e);
+}
+
+/* Negations folded into their user, as instcombine would (the same IEEE
+ * values, fewer instructions, and no instcombine run needed):
+ *   a + (-b)        -> fsub a, b   (IEEE defines a - b as a + (-b))
+ *   (-a) * (-b), (-a) / (-b) -> a * b, a / b (rounding is sign-symmetric)
+ * For such an ADD, returns the index of the NEG operand replaced by its
+ * argument; for such a MUL/DIV, 2 (both operands); else -1. */
+static int neg_fold(const Cg *g, const Expr *e) {
+    if (e->kind == EXPR_ADD) {
+        for (int i = 1; i >= 0; i--)
+            if (uncut_neg(g, e->args[i])) return i;
+        return -1;
+    }
+    if ((e->kind == EXPR_MUL || e->kind == EXPR_DIV) && uncut_neg(g, e->args[0]) &&
+        uncut_neg(g, e->args[1]))
+        return 2;
+    return -1;
+}
+
+/* The node cg_expr must have in the memo before emitting operand i of e. */
+static Expr *dep(const Cg *g, Expr *e, int i) {
+    int f = neg_fold(g, e);
+    return f == i || f == 2 ? e->args[i]->args[0] : e->args[i];
+}
+
+static LLVMValueRef emit_neg_fold(Cg *g, Expr *e, int f) {
+    LLVMValueRef x = g->memo[dep(g, e, 0)->id], y = g->memo[dep(g, e, 1)->id];
+    if (f == 2)
+        return e->kind == EXPR_MUL ? LLVMBuildFMul(g->bld, x, y, "")
+                                   : LLVMBuildFDiv(g->bld, x, y, "");
+    return f == 1 ? LLVMBuildFSub(g->bld, x, y, "") : LLVMBuildFSub(g->bld, y, x, "");
+}
+
 /* A node whose children are all in the memo. */
 static LLVMValueRef emit_node(Cg *g, Expr *e) {
+    int f = neg_fold(g, e);
+    if (f >= 0) return emit_neg_fold(g, e, f);
     LLVMValueRef frozen = frozen_cmp(g, e);
     if (frozen) return frozen;
     LLVMValueRef a[3] = {NULL, NULL, NULL};
@@ -244,8 +282,8 @@ LLVMValueRef cg_expr(Cg *g, Expr *root) {
         }
         bool ready = true;
         for (int i = e->nargs - 1; i >= 0; i--)
-            if (!memo_has(g, e->args[i])) {
-                vec_push(g->arena, &g->stack, e->args[i]);
+            if (!memo_has(g, dep(g, e, i))) {
+                vec_push(g->arena, &g->stack, dep(g, e, i));
                 ready = false;
             }
         if (!ready) continue;

@@ -15,17 +15,25 @@
 
 #include "cg_internal.h"
 
-/* The machine instruction scheduler is two thirds of the back end's time
- * on our large straight-line chunks (superlinear in block size; 2.2 of 3.4 s
- * for a 1,000-mass chain) and buys nothing measurable on out-of-order x86
- * for this code, so it is off -- a process-wide LLVM option, set once. */
+/* Process-wide LLVM options, set once:
+ *   -enable-misched=false  the machine instruction scheduler was two thirds
+ *     of the back end's time on our large straight-line chunks (superlinear
+ *     in block size; 2.2 of 3.4 s for a 1,000-mass chain) and buys nothing
+ *     measurable on out-of-order x86 for this code;
+ *   -fast-isel  FastISel instead of SelectionDAG (still the greedy register
+ *     allocator): SelectionDAG ISel was 60 % of the remaining back end (rc
+ *     ladder N = 3,000: 1.15 s -> 0.56 s for the whole back end), FastISel
+ *     selects all our instructions (loads, stores, GEPs, FP arithmetic,
+ *     fcmp/select, libm calls) and the simulators run as fast (integration
+ *     time within noise, bench/RESULTS.md).  Neither changes a result: no
+ *     FP contraction either way. */
 static void init_llvm(void) {
     static int done;
     if (done) return;
     LLVMInitializeNativeTarget();
     LLVMInitializeNativeAsmPrinter();
-    const char *argv[] = {"dyadc", "-enable-misched=false"};
-    LLVMParseCommandLineOptions(2, argv, NULL);
+    const char *argv[] = {"dyadc", "-enable-misched=false", "-fast-isel"};
+    LLVMParseCommandLineOptions(3, argv, NULL);
     done = 1;
 }
 
@@ -77,15 +85,16 @@ static int verify(Cg *g) {
 int cg_optimize(Cg *g, LLVMTargetMachineRef tm) {
     if (verify(g)) return 1;
     /* -O1/-O2: the expressions arrive hash-consed and simplified, so of the
-     * standard pipelines only load CSE and peephole folding pay off on
-     * straight-line chunks; "default<O2>" costs 5x more for no measurable
-     * run-time gain (DSE and GVN alone are a third of it).  -O3 keeps the
-     * full pipeline with SLP vectorization. */
+     * standard pipelines only load CSE pays off on straight-line chunks;
+     * "default<O2>" costs 5x more for no measurable run-time gain (DSE and
+     * GVN alone are a third of it).  The peephole folds instcombine found
+     * (a + -b, (-a)/(-b), pairs of NaN tests) are emitted directly
+     * (cg_expr.c, cg_chunk.c), which saves instcombine, 75 % of this step.
+     * -O3 keeps the full pipeline with SLP vectorization. */
     char passes[96];
     int level = clamp_level(g->opt);
     if (level == 1 || level == 2)
-        snprintf(passes, sizeof passes,
-                 "function(early-cse<memssa>,instcombine<max-iterations=1>,simplifycfg)");
+        snprintf(passes, sizeof passes, "function(early-cse<memssa>)");
     else
         snprintf(passes, sizeof passes, "default<O%d>", level);
     LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions();

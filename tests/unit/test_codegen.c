@@ -306,6 +306,79 @@ START_TEST(test_param_defaults) {
 }
 END_TEST
 
+/* ABI 3: outputs c0 + c1*slot become the out_copy table, constant
+ * defaults and start values become tables; the rest stays code, and
+ * dyrt_model_* gives the same values as evaluating the Exprs. */
+START_TEST(test_data_tables) {
+    TestSys *t = decay_system();         /* out: y (copy), p1*y (code) */
+    Expr **o = ARENA_ARRAY(t->arena, Expr *, 10);
+    o[0] = Y(t, 0);
+    o[1] = expr_mul(t->x, P(t, 1), Y(t, 0));
+    o[2] = expr_neg(t->x, YP(t, 0));
+    o[3] = expr_mul(t->x, C(t, 3.0), Y(t, 0));
+    o[4] = expr_add(t->x, expr_mul(t->x, Y(t, 0), C(t, -0.1)), C(t, 7.0));
+    o[5] = C(t, 42.0);
+    o[6] = expr_time(t->x);
+    o[7] = P(t, 0);
+    o[8] = expr_add(t->x, C(t, 1.0), expr_neg(t->x, P(t, 1)));
+    o[9] = expr_div(t->x, Y(t, 0), C(t, 3.0));       /* not a copy: y/3 != y*(1/3) */
+    ts_set_outputs(t, 10, o);
+    t->s.start[0] = expr_mul(t->x, C(t, 2.0), P(t, 0)); /* start y: code; y': constant */
+    CgJit *j = cg_jit_compile(&t->s, NULL);
+    ck_assert_ptr_nonnull(j);
+    const DyrtModel *m = cg_jit_model(j);
+    ck_assert_int_eq(m->nout_copy, 8);
+    ck_assert_ptr_nonnull(m->param_has_const);
+    ck_assert_int_eq(m->param_has_const[0], 1);
+    ck_assert_int_eq(m->param_has_const[1], 0);
+    ck_assert_int_eq(m->start_has_const[0], 2);
+    double p[2] = {0, 0}, y = 0.7, yp = -1.25, out[10];
+    unsigned char given[2] = {0, 0};
+    dyrt_model_param_defaults(m, p, given);
+    ck_assert_double_eq(p[0], 1.5);
+    ck_assert_double_eq(p[1], 3.0);
+    double y0 = -1, yp0 = 9;
+    dyrt_model_start(m, 0.0, p, &y0, &yp0);
+    ck_assert_double_eq(y0, 3.0);
+    ck_assert_double_eq(yp0, 0.0);
+    dyrt_model_outputs(m, 0.25, &y, &yp, p, out);
+    Point pt = {.t = 0.25, .y = &y, .yp = &yp, .p = p};
+    for (uint32_t i = 0; i < 10; i++)
+        ck_assert_msg(memcmp(&out[i], &(double){ev(o[i], &pt)}, sizeof(double)) == 0,
+                      "out[%u] = %.17g, eval %.17g", i, out[i], ev(o[i], &pt));
+    cg_jit_free(j);
+    ts_free(t);
+}
+END_TEST
+
+/* One output far larger than the chunk cap (a sum of 3,000 quotients) is
+ * split into pieces of at most cap nodes, with the same value. */
+START_TEST(test_oversized_item) {
+    TestSys *t = decay_system();
+    Expr *sum = C(t, 0.0);
+    for (uint32_t k = 0; k < 3000; k++)
+        sum = expr_add(t->x, sum, expr_div(t->x, Y(t, 0), C(t, 1.0 + k)));
+    Expr **o = ARENA_ARRAY(t->arena, Expr *, 1);
+    o[0] = sum;
+    ts_set_outputs(t, 1, o);
+    CgOptions opt;
+    cg_options_init(&opt);
+    opt.chunk_nodes = 100;
+    CgStats st;
+    ck_assert_int_eq(cg_stats(&t->s, &opt, &st), 0);
+    ck_assert_uint_le(st.max_chunk_nodes, 100);
+    ck_assert_uint_gt(st.chunks, 30);
+    CgJit *j = cg_jit_compile(&t->s, &opt);
+    ck_assert_ptr_nonnull(j);
+    double p[2] = {1.5, 3.0}, y = 0.7, yp = 0, out[1];
+    dyrt_model_outputs(cg_jit_model(j), 0.0, &y, &yp, p, out);
+    Point pt = {.t = 0, .y = &y, .yp = &yp, .p = p};
+    ck_assert_double_eq(out[0], ev(sum, &pt));
+    cg_jit_free(j);
+    ts_free(t);
+}
+END_TEST
+
 START_TEST(test_dae_numeric) {
     TestSys *t = dae_system();
     check_system(&t->s, NULL);
@@ -736,6 +809,8 @@ static Suite *codegen_suite(void) {
     tcase_add_test(tc, test_decay_numeric);
     tcase_add_test(tc, test_param_defaults);
     tcase_add_test(tc, test_dae_numeric);
+    tcase_add_test(tc, test_data_tables);
+    tcase_add_test(tc, test_oversized_item);
     tcase_add_test(tc, test_mixed_numeric);
     tcase_add_test(tc, test_levels_bitwise);
     tcase_add_test(tc, test_frozen_relation);
