@@ -899,6 +899,98 @@ END_TEST
 
 /* ------------------------------------------------ malformed descriptor */
 
+/* ---------------------------------------------- ABI 3 data tables */
+
+/* The decay model with its data as tables: constant defaults k, fixed,
+ * ymin in param_const (param_defaults computes only k2), y(0) = 1 in
+ * start_y_const, and outputs y, der(y), k2 plus 1 - 2*y as out_copy rows
+ * (the outputs function computes nothing). */
+static void tdecay_defaults(double *p, const unsigned char *given)
+{
+    if (!given[1]) p[1] = 2.0 * p[0];
+}
+
+static void tdecay_start(double t0, const double *p, double *y, double *yp)
+{
+    (void)t0;
+    yp[0] = -p[0];
+    (void)y;
+}
+
+static void tdecay_outputs(double t, const double *y, const double *yp, const double *p, double *o)
+{
+    (void)t; (void)y; (void)yp; (void)p; (void)o;
+}
+
+static const char *const tdecay_out[] = {"y", "der(y)", "k2", "lin"};
+static const unsigned char tdecay_has[] = {1, 0, 1, 1};
+static const double tdecay_pconst[] = {2.0, 0.0, 3.0, -1.0};
+static const unsigned char tdecay_shas[] = {1};
+static const double tdecay_y0[] = {1.0}, tdecay_yp0[] = {0.0};
+static const int32_t tdecay_dest[] = {0, 1, 2, 3}, tdecay_index[] = {0, 0, 1, 0};
+static const uint8_t tdecay_kind[] = {DYRT_SRC_Y, DYRT_SRC_YP, DYRT_SRC_P,
+                                      DYRT_SRC_Y | DYRT_OP_NEG | DYRT_OP_SCALE | DYRT_OP_OFFSET};
+static const double tdecay_scale[] = {0, 0, 0, 2.0}, tdecay_offset[] = {0, 0, 0, 1.0};
+
+static DyrtModel tdecay(void)
+{
+    DyrtModel m = decay;
+    m.nout = 4;
+    m.out_names = tdecay_out;
+    m.param_defaults = tdecay_defaults;
+    m.start = tdecay_start;
+    m.outputs = tdecay_outputs;
+    m.nout_copy = 4;
+    m.out_copy_dest = tdecay_dest;
+    m.out_copy_kind = tdecay_kind;
+    m.out_copy_index = tdecay_index;
+    m.out_copy_scale = tdecay_scale;
+    m.out_copy_offset = tdecay_offset;
+    m.param_has_const = tdecay_has;
+    m.param_const = tdecay_pconst;
+    m.start_has_const = tdecay_shas;
+    m.start_y_const = tdecay_y0;
+    m.start_yp_const = tdecay_yp0;
+    return m;
+}
+
+START_TEST(data_tables)
+{
+    Result *r0 = run(&decay, "-p k=3 --stop 2 --interval 0.5 -v");
+    ck_assert_int_eq(r0->status, 0);
+    ASSERT_ERR(r0, ", output ");           /* -v: output time apart */
+    static Csv want;
+    want = r0->csv;
+    DyrtModel m = tdecay();
+    Result *r = run(&m, "-p k=3 --stop 2 --interval 0.5");
+    ck_assert_int_eq(r->status, 0);
+    const Csv *c = &r->csv;
+    ck_assert_int_eq(c->nrows, want.nrows);
+    for (int i = 0; i < c->nrows; i++) {
+        for (int k = 0; k < 4; k++)          /* time, y, der(y), k2: the same bits */
+            ck_assert_double_eq(c->v[i][k], want.v[i][k]);
+        volatile double v = -c->v[i][1] * 2.0;   /* volatile: never fused into an FMA */
+        ck_assert_double_eq(c->v[i][4], v + 1.0);
+    }
+    ck_assert_double_eq(c->v[4][3], 6.0);    /* k2 = 2k with k given */
+    Result *r2 = run(&m, "--stop 0.5 --interval 0.5");
+    ck_assert_int_eq(r2->status, 0);
+    ck_assert_double_eq(r2->csv.v[0][1], 1.0);  /* start_y_const */
+    ck_assert_double_eq(r2->csv.v[0][3], 4.0);  /* k2 from the constant k = 2 */
+}
+END_TEST
+
+START_TEST(bad_copy_table)
+{
+    DyrtModel m = tdecay();
+    static const int32_t bad_dest[] = {0, 1, 2, 4};   /* column 4 of 4 */
+    m.out_copy_dest = bad_dest;
+    Result *r = run(&m, "");
+    ck_assert_int_eq(r->status, 2);
+    ASSERT_ERR(r, "malformed output copy or constant tables");
+}
+END_TEST
+
 START_TEST(bad_descriptor)
 {
     DyrtModel m = decay;
@@ -937,6 +1029,8 @@ static Suite *runtime_suite(void)
     tcase_add_test(tc, sparse_klu);
     tcase_add_test(tc, time_event_tstop);
     tcase_add_test(tc, bad_descriptor);
+    tcase_add_test(tc, data_tables);
+    tcase_add_test(tc, bad_copy_table);
     suite_add_tcase(s, tc);
     return s;
 }
