@@ -257,15 +257,19 @@ static void plan_cuts(Cg *g, Expr *root, CutVec *cuts) {
     }
 }
 
-/* One piece: tmp[slot of c] = c, the other cut nodes loaded from tmp. */
+/* One piece: tmp[slot of c] = c, the cut nodes of earlier slots loaded from
+ * tmp.  Cuts are appended in post-order, so c's cut descendants normally
+ * come first; a shared descendant cut later through another parent is
+ * computed inline here instead. */
 static LLVMValueRef emit_piece(Cg *g, const CgFnSpec *spec, Expr *c, uint32_t k) {
     char name[256];
     snprintf(name, sizeof name, "%s.%u", spec->name, k);
     LLVMValueRef fn = begin_fn(g, spec, name, true);
     g->stamp++;
-    g->piece_root = c;
+    g->cut_limit = g->cut_slot[c->id];   /* earlier pieces only: a node cut after
+                                            c (through another parent) is inline */
     LLVMValueRef v = cg_expr(g, c);
-    g->piece_root = NULL;
+    g->cut_limit = INT32_MAX;
     LLVMBuildStore(g->bld, v, cg_slot(g, CG_ARG_TMP, (uint32_t)g->cut_slot[c->id]));
     if (spec->ret == CG_RET_VOID) LLVMBuildRetVoid(g->bld);
     else LLVMBuildRet(g->bld, LLVMConstInt(g->t_i32, 0, 0));

@@ -275,7 +275,7 @@ LLVMValueRef cg_expr(Cg *g, Expr *root) {
     while (g->stack.len > 0) {
         Expr *e = g->stack.data[g->stack.len - 1];
         if (memo_has(g, e)) { g->stack.len--; continue; }
-        if (cg_is_cut(g, e) && e != g->piece_root) {   /* computed by a piece */
+        if (cg_is_cut(g, e)) {                      /* computed by an earlier piece */
             g->stack.len--;
             cg_memo_set(g, e, cg_load(g, CG_ARG_TMP, (uint32_t)g->cut_slot[e->id]));
             continue;
@@ -301,7 +301,8 @@ LLVMValueRef cg_expr(Cg *g, Expr *root) {
 }
 
 bool cg_is_cut(const Cg *g, const Expr *e) {
-    return g->cut_gen_of && g->cut_gen_of[e->id] == g->cut_gen && g->cut_gen != 0;
+    return g->cut_gen_of && g->cut_gen != 0 && g->cut_gen_of[e->id] == g->cut_gen &&
+           g->cut_slot[e->id] < g->cut_limit;
 }
 
 /* Number of nodes of e not yet counted in this chunk (marks them counted). */

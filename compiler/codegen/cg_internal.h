@@ -102,7 +102,9 @@ typedef struct Cg {
     uint32_t *cut_size;        /* [nids] planning: nodes below, cut children = 1 */
     uint32_t *cut_seen;        /* [nids] planning visit stamp (== cut_gen) */
     uint32_t cut_gen;          /* bumped per oversized item */
-    Expr *piece_root;          /* the cut node the current piece computes */
+    int32_t cut_limit;         /* cut nodes with slot < cut_limit are loaded from
+                                  tmp (computed by an earlier piece); the others
+                                  are computed where they are needed */
     uint32_t nchunks;          /* statistics */
     uint32_t max_chunk_nodes;
 } Cg;

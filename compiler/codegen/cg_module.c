@@ -527,6 +527,7 @@ static void init_tables(Cg *g, const System *s) {
     g->memo_stamp = ARENA_ARRAY(g->arena, uint32_t, g->nids);
     g->count_stamp = ARENA_ARRAY(g->arena, uint32_t, g->nids);
     g->stamp = 1;
+    g->cut_limit = INT32_MAX;
     if (s->nz == 0) return;
     g->zc_of_id = ARENA_ARRAY(g->arena, int32_t, g->nids);
     for (uint32_t i = 0; i < g->nids; i++) g->zc_of_id[i] = -1;

@@ -358,9 +358,19 @@ START_TEST(test_oversized_item) {
     Expr *sum = C(t, 0.0);
     for (uint32_t k = 0; k < 3000; k++)
         sum = expr_add(t->x, sum, expr_div(t->x, Y(t, 0), C(t, 1.0 + k)));
-    Expr **o = ARENA_ARRAY(t->arena, Expr *, 1);
+    /* two long sums over the same terms in opposite orders: a term inside a
+     * piece of the first can be cut later through the second */
+    Expr *s1 = C(t, 0.0), *s2 = C(t, 0.0), *term[400];
+    for (uint32_t k = 0; k < 400; k++)
+        term[k] = expr_mul(t->x, YP(t, 0), expr_add(t->x, Y(t, 0), C(t, 2.0 + k)));
+    for (uint32_t k = 0; k < 400; k++) {
+        s1 = expr_add(t->x, s1, term[k]);
+        s2 = expr_add(t->x, term[399 - k], s2);
+    }
+    Expr **o = ARENA_ARRAY(t->arena, Expr *, 2);
     o[0] = sum;
-    ts_set_outputs(t, 1, o);
+    o[1] = expr_div(t->x, s1, s2);
+    ts_set_outputs(t, 2, o);
     CgOptions opt;
     cg_options_init(&opt);
     opt.chunk_nodes = 100;
@@ -370,10 +380,11 @@ START_TEST(test_oversized_item) {
     ck_assert_uint_gt(st.chunks, 30);
     CgJit *j = cg_jit_compile(&t->s, &opt);
     ck_assert_ptr_nonnull(j);
-    double p[2] = {1.5, 3.0}, y = 0.7, yp = 0, out[1];
+    double p[2] = {1.5, 3.0}, y = 0.7, yp = 0.3, out[2];
     dyrt_model_outputs(cg_jit_model(j), 0.0, &y, &yp, p, out);
     Point pt = {.t = 0, .y = &y, .yp = &yp, .p = p};
     ck_assert_double_eq(out[0], ev(sum, &pt));
+    ck_assert_double_eq(out[1], ev(o[1], &pt));
     cg_jit_free(j);
     ts_free(t);
 }
