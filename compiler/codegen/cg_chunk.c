@@ -8,8 +8,13 @@
  * Chunking rule: items are taken in order; a chunk takes the next item
  * while its distinct expression nodes (counted once per chunk, shared
  * subexpressions included once) plus one per store stay within
- * Cg.chunk_cap.  A chunk always takes at least one item, so a single item
- * larger than the cap gets a chunk of its own.  Cost: O(nodes) per chunk.
+ * Cg.chunk_cap.  A chunk always takes at least one item.  An item larger
+ * than the cap alone (e.g. a flow sum over every branch of a circuit) is cut
+ * into "pieces" (plan_cuts): chunk functions that each compute one cut node
+ * into a stack array `tmp` of the entry function (every chunk takes it as
+ * one more argument), called before the item's own chunk, which loads them.
+ * One huge basic block made the back end superlinear.  Cost: O(nodes) per
+ * chunk.
  *
  * Return values (CgRet): STATUS chunks return 1 when a stored value is NaN
  * (a domain error IDA treats as a failed step), the entry ORs them;

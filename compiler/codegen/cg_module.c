@@ -12,6 +12,12 @@
  * offsetof/sizeof of the C struct, so the ABI cannot drift silently.
  * Optional functions (zero_crossings, check_asserts, init_*) and empty
  * arrays are null pointers.
+ *
+ * Data instead of code (ABI 3): an output of the form [c0 +] [c1 *] [-]
+ * source (copy_form) goes to the out_copy_* tables, a constant parameter
+ * default to param_const, a constant or absent start value to start_*_const;
+ * the functions then store only the remaining entries.  Each name list is
+ * one string blob plus constant GEPs into it.
  */
 #include <stddef.h>
 #include <string.h>

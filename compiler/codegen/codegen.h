@@ -5,7 +5,10 @@
  * list of the System (residual, Jacobian, outputs, ...) becomes one entry
  * function that calls bounded "chunk" functions in order, every array a
  * constant global, and the exported `const DyrtModel dyad_model` descriptor
- * (runtime/dyad_model.h) ties them together.
+ * (runtime/dyad_model.h) ties them together.  What is only data stays data
+ * (ABI 3): outputs that are c0 + c1 * slot, constant parameter defaults and
+ * constant start values become descriptor tables the runtime applies
+ * (runtime/model.c), and each name list is one packed string blob.
  *
  * Pipeline per call: build -> LLVMVerifyModule -> LLVMRunPasses
  * ("default<O<opt_level>>") -> emit object / JIT / print.  No fast-math
@@ -31,7 +34,8 @@
 #include "structure/system.h"
 
 /* A chunk function holds at most this many distinct expression nodes
- * (plus one per stored output), unless one output alone is larger. */
+ * (plus one per stored output); one output alone larger than that is split
+ * into pieces of at most this size (cg_chunk.c). */
 #define CG_CHUNK_MAX_NODES 2000
 
 typedef struct CgOptions {
