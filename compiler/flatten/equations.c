@@ -28,14 +28,14 @@ static const char *str_value(AstNode *e) {
     return e && e->kind == AST_STR ? e->str.value : NULL;
 }
 
-static bool attr_val(Flattener *F, Elem *el, AstNode *mod, Inst *scope, Env *env, Val *out) {
+static bool attr_val(Flattener *F, AstNode *mod, Inst *scope, Env *env, Val *out) {
     Env *save = F->env;
     F->env = env;
     bool ok = tr_val(F, scope, mod->mod.value, out);
     F->env = save;
     if (!ok) return false;
-    if (out->str || (out->nd && out->n != el->n)) {
-        diag_error(mod->span, "`%s` needs %s", mod->mod.name, out->str ? "a number" : "one value per element");
+    if (out->str) {
+        diag_error(mod->span, "`%s` needs a number", mod->mod.name);
         return false;
     }
     return true;
@@ -43,10 +43,11 @@ static bool attr_val(Flattener *F, Elem *el, AstNode *mod, Inst *scope, Env *env
 
 static bool is_attr(const char *n, const char *a) { return strcmp(n, a) == 0; }
 
-static void set_num_attr(Flattener *F, Elem *el, AstNode *mod, const char *n, Val *v) {
-    for (uint32_t i = 0; i < el->n; i++) {
+/* elements [lo, hi) of el */
+static void set_num_attr(Flattener *F, Elem *el, AstNode *mod, const char *n, Val *v, uint32_t lo, uint32_t hi) {
+    for (uint32_t i = lo; i < hi; i++) {
         FlatVar *fv = &F->m->vars.data[el->var + i];
-        Expr *x = val_at(v, v->nd ? i : 0);
+        Expr *x = val_at(v, v->nd ? i - lo : 0);
         if (is_attr(n, "guess")) {
             fv->guess = x;
             continue;
@@ -61,18 +62,20 @@ static void set_num_attr(Flattener *F, Elem *el, AstNode *mod, const char *n, Va
     }
 }
 
-static void set_attr(Flattener *F, Elem *el, AstNode *mod, Inst *scope, Env *env) {
+static void set_attr(Flattener *F, Elem *el, AstNode *mod, Inst *scope, Env *env, uint32_t lo, uint32_t hi) {
     const char *n = mod->mod.name;
     AstNode *val = mod->mod.value;
     if (!val && !mod->mod.has_initial) return;
     if (is_attr(n, "units") || is_attr(n, "displayUnits") || is_attr(n, "quantity")) {
         if (!str_value(val)) diag_error(mod->span, "`%s` must be a string", n);
         else if (n[0] == 'u')
-            for (uint32_t i = 0; i < el->n; i++) F->m->vars.data[el->var + i].units = str_value(val);
+            for (uint32_t i = lo; i < hi; i++) F->m->vars.data[el->var + i].units = str_value(val);
         return;
     }
     if (is_attr(n, "initial")) {
-        el->initial = (Binding){val, scope, env, false};
+        if (hi - lo != el->n) diag_error(mod->span, "`initial` cannot be given per element here; write "
+                                                    "`initial` relations in a `for` loop instead");
+        else el->initial = (Binding){val, scope, env, false};
         return;
     }
     if (is_attr(n, "minInclusive") || is_attr(n, "maxInclusive") || is_attr(n, "nominal")) return;
@@ -82,7 +85,10 @@ static void set_attr(Flattener *F, Elem *el, AstNode *mod, Inst *scope, Env *env
         return;
     }
     Val v;
-    if (attr_val(F, el, mod, scope, env, &v)) set_num_attr(F, el, mod, n, &v);
+    if (attr_val(F, mod, scope, env, &v)) {
+        if (v.nd && v.n != hi - lo) diag_error(mod->span, "`%s` needs one value per element", n);
+        else set_num_attr(F, el, mod, n, &v, lo, hi);
+    }
 }
 
 /* attributes from the type alias chain, base first (derived ones win) */
@@ -96,7 +102,7 @@ static void type_attrs(Flattener *F, Elem *el, AstNode *type, Library *lib, int 
             sema_lookup(F->prog, lib, &type->type.name); /* reports unknown type */
     }
     if (depth > 0)
-        for (uint32_t i = 0; i < type->type.mods.len; i++) set_attr(F, el, type->type.mods.items[i], NULL, NULL);
+        for (uint32_t i = 0; i < type->type.mods.len; i++) set_attr(F, el, type->type.mods.items[i], NULL, NULL, 0, el->n);
 }
 
 static bool binding_val(Flattener *F, Elem *el, Binding *b, Val *out) {
@@ -188,7 +194,10 @@ void flatten_bindings(Flattener *F) {
         Elem *el = F->var_elems.data[i];
         type_attrs(F, el, el->type, el->type_lib, 0);
         for (uint32_t k = 0; k < el->attrs.len; k++)
-            set_attr(F, el, el->attrs.data[k].mod, el->attrs.data[k].scope, el->attrs.data[k].env);
+            set_attr(F, el, el->attrs.data[k].mod, el->attrs.data[k].scope, el->attrs.data[k].env, 0, el->n);
+        for (uint32_t k = 0; k < el->elem_attrs.len && el->elem_env; k++)
+            for (uint32_t i = 0; i < el->n; i++)
+                set_attr(F, el, el->elem_attrs.data[k].mod, el->elem_attrs.data[k].scope, el->elem_env[i], i, i + 1);
         for (uint32_t k = 0; k < el->n; k++) F->m->vars.data[el->var + k].is_final = el->value.is_final;
         var_binding(F, el);
     }

@@ -81,6 +81,9 @@ typedef struct Elem {
     Binding value;        /* `= expr` */
     Binding initial;      /* `initial expr` */
     PendingVec attrs;     /* attribute modifications (units, guess, min, ...) */
+    PendingVec elem_attrs;/* `[RealInput(guess = i) for i in 1:n]`: attributes
+                             evaluated once per element, in elem_env[k] */
+    Env **elem_env;       /* per-element environments of a comprehension */
     AstNode *type;        /* AST_TYPE of the declaration */
     Library *type_lib;    /* library where `type` is resolved */
     uint32_t var;         /* first flat variable index (NO_VAR before creation) */
@@ -90,6 +93,8 @@ typedef struct Elem {
     Def *def;             /* the component or connector */
     Def *constraint;      /* `name::Constraint = ...`, or NULL */
     PendingVec mods;      /* modifications for the child, in order */
+    uint32_t nconstraint; /* the first mods come from the constraint's own
+                             modifications: defaults every replacement keeps */
     Inst *child;          /* scalar instance */
     Inst **children;      /* component array: n instances (row-major) */
     AstNode *compr;       /* AST_COMPREHENSION of a component array */

@@ -179,10 +179,12 @@ static Elem *scalar_conn_elem(Flattener *F, Inst *inst, AstNode *decl, AstNode *
     e->type = alias->decl.type;
     e->type_lib = d->lib;
     add_mods(F, &e->attrs, alias->decl.type, NULL, NULL);
-    add_mods(F, &e->attrs, t, inst, NULL);
     if (decl->inst.value->kind == AST_COMPREHENSION) {
         e->compr = decl->inst.value;
         e->compr_scope = inst;
+        add_mods(F, &e->elem_attrs, t, inst, NULL); /* may use the loop variables */
+    } else {
+        add_mods(F, &e->attrs, t, inst, NULL);
     }
     return e;
 }
@@ -212,6 +214,10 @@ static Elem *inst_elem_new(Flattener *F, Inst *inst, AstNode *decl) {
     e->def = d;
     if (decl->inst.constraint) {
         e->constraint = sema_lookup(F->prog, inst->def->lib, &decl->inst.constraint->type.name);
+        /* `r::TwoPin(R = 200) = Resistor(...)`: the constraint's modifications
+         * come first, so the component's own win */
+        add_mods(F, &e->mods, decl->inst.constraint, inst, NULL);
+        e->nconstraint = e->mods.len;
     }
     if (v->kind == AST_COMPREHENSION) {
         e->compr = v;
@@ -314,7 +320,7 @@ static void apply_inst_mod(Flattener *F, Elem *e, AstNode *mod, Inst *scope, Env
             return;
         }
         e->def = d;
-        e->mods.len = 0;
+        e->mods.len = e->nconstraint;
         add_mods(F, &e->mods, v, scope, env);
     } else if (mod->mod.value) {
         diag_error(mod->mod.value->span, "`%s` is a component; give it a component, e.g. `%s = Name(...)`",
@@ -508,11 +514,12 @@ static void elaborate_array(Flattener *F, Inst *inst, Elem *e, int depth) {
     char buf[96];
     for (uint32_t i = 0; i < e->n; i++) {
         PendingVec mods = {0};
-        uint32_t nm = body->type.mods.len; /* exact size: arrays can be large */
+        uint32_t nm = e->nconstraint + body->type.mods.len; /* exact size: arrays can be large */
         if (nm) {
             mods.data = ARENA_ARRAY(F->arena, Pending, nm);
             mods.cap = nm;
         }
+        for (uint32_t k = 0; k < e->nconstraint; k++) mods.data[mods.len++] = e->mods.data[k];
         add_mods(F, &mods, body, inst, envs.data[i]);
         index_name(buf, sizeof buf, e, i);
         e->children[i] = new_child(F, inst, e, arena_printf(F->arena, "%s%s", base, buf), envs.data[i], &mods, depth);
@@ -537,6 +544,7 @@ static void elaborate_var(Flattener *F, Inst *inst, Elem *e) {
     if (d->kind == AST_INSTANCE && e->compr) {
         EnvVec envs = {0};
         if (!compr_envs(F, inst, e->compr, e, &envs)) return;
+        e->elem_env = envs.data;
     }
     if (e->vkind == VAR_PATH || !numeric_type(F, e->type, e->type_lib)) return;
     new_flat_vars(F, inst, e);
