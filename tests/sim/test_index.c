@@ -7,6 +7,8 @@
  * (pendulum, four-bar).  Tolerances, never bytes (STYLE.md §11).
  */
 #include <check.h>
+
+#include "../check_run.h"
 #include <math.h>
 
 #include "simtest.h"
@@ -314,9 +316,6 @@ int main(void) {
     tcase_add_test(tc, rlc);
     tcase_add_test(tc, singular_is_located);
     suite_add_tcase(s, tc);
-    SRunner *r = srunner_create(s);
-    srunner_run_all(r, CK_NORMAL);
-    int failed = srunner_ntests_failed(r);
-    srunner_free(r);
+    int failed = check_failures(s);
     return failed ? 1 : 0;
 }

@@ -6,6 +6,8 @@
  * status and the rows kept.  Models live in tests/sim/e2e/.
  */
 #include <check.h>
+
+#include "../check_run.h"
 #include <math.h>
 
 #include "simtest.h"
@@ -346,9 +348,6 @@ static Suite *suite(void) {
 }
 
 int main(void) {
-    SRunner *sr = srunner_create(suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
+    int failed = check_failures(suite());
     return failed ? 1 : 0;
 }

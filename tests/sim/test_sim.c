@@ -4,6 +4,8 @@
  * forms (STYLE.md §11: tolerances, never bytes).
  */
 #include <check.h>
+
+#include "../check_run.h"
 #include <fcntl.h>
 #include <math.h>
 
@@ -121,9 +123,6 @@ int main(void) {
     tcase_add_test(tc, msd_jit);
     tcase_add_test(tc, unknown_name_is_located);
     suite_add_tcase(s, tc);
-    SRunner *r = srunner_create(s);
-    srunner_run_all(r, CK_NORMAL);
-    int failed = srunner_ntests_failed(r);
-    srunner_free(r);
+    int failed = check_failures(s);
     return failed ? 1 : 0;
 }

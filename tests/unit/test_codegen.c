@@ -9,6 +9,8 @@
  * archives) object file + link + run of a standalone simulator.
  */
 #include <check.h>
+
+#include "../check_run.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -839,9 +841,6 @@ static Suite *codegen_suite(void) {
 
 int main(void) {
     srand(12345);
-    SRunner *sr = srunner_create(codegen_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
+    int failed = check_failures(codegen_suite());
     return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }

@@ -2,6 +2,8 @@
  * differentiation (checked against central differences), substitution,
  * linear solving. */
 #include <check.h>
+
+#include "../check_run.h"
 #include <math.h>
 
 #include "expr.h"
@@ -113,9 +115,6 @@ int main(void) {
     tcase_add_test(tc, time_derivative_and_solve);
     tcase_add_test(tc, deep_chains_do_not_overflow);
     suite_add_tcase(s, tc);
-    SRunner *r = srunner_create(s);
-    srunner_run_all(r, CK_NORMAL);
-    int failed = srunner_ntests_failed(r);
-    srunner_free(r);
+    int failed = check_failures(s);
     return failed ? 1 : 0;
 }

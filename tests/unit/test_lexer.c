@@ -2,6 +2,8 @@
  * UTF-8 identifiers, strings and escapes, metadata blobs, byte spans,
  * the `not` and `state` keywords. */
 #include <check.h>
+
+#include "../check_run.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -154,9 +156,6 @@ Suite *lexer_suite(void) {
 }
 
 int main(void) {
-    SRunner *sr = srunner_create(lexer_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
+    int failed = check_failures(lexer_suite());
     return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }

@@ -6,6 +6,8 @@
  * magnitude, and near-ties (integers + 0.5 scaled, short decimals).
  */
 #include <check.h>
+
+#include "../check_run.h"
 #include <float.h>
 #include <math.h>
 #include <stdint.h>
@@ -141,10 +143,7 @@ static Suite *numfmt_suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(numfmt_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
+    int failed = check_failures(numfmt_suite());
     fprintf(stderr, "test_numfmt: %ld values checked\n", nchecked);
     return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }

@@ -6,6 +6,8 @@
  * temporary file and stderr captured, then reads the CSV back.
  */
 #include <check.h>
+
+#include "../check_run.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1037,9 +1039,6 @@ static Suite *runtime_suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(runtime_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
+    int failed = check_failures(runtime_suite());
     return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }

@@ -5,6 +5,8 @@
  * statePriority, structural singularity.
  */
 #include <check.h>
+
+#include "../check_run.h"
 #include <math.h>
 #include <stdlib.h>
 
@@ -167,9 +169,6 @@ int main(void) {
     tcase_add_test(tc, long_alias_chain);
     tcase_add_test(tc, singular_is_an_error);
     suite_add_tcase(s, tc);
-    SRunner *r = srunner_create(s);
-    srunner_run_all(r, CK_NORMAL);
-    int failed = srunner_ntests_failed(r);
-    srunner_free(r);
+    int failed = check_failures(s);
     return failed ? 1 : 0;
 }

@@ -1,5 +1,7 @@
 /* test_support.c -- arena, interned names, vectors, hash maps, sources and diagnostics. */
 #include <check.h>
+
+#include "../check_run.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -106,9 +108,6 @@ int main(void) {
     tcase_add_test(tc, columns_count_code_points);
     tcase_add_test(tc, suggestions);
     suite_add_tcase(s, tc);
-    SRunner *r = srunner_create(s);
-    srunner_run_all(r, CK_NORMAL);
-    int failed = srunner_ntests_failed(r);
-    srunner_free(r);
+    int failed = check_failures(s);
     return failed ? 1 : 0;
 }

@@ -2,6 +2,8 @@
  * consistency checker over small hand-built flat models
  * (flatten/units_check.c). */
 #include <check.h>
+
+#include "../check_run.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -381,9 +383,6 @@ int main(void) {
     tcase_add_test(tk, checker_errors_and_bad_units);
     tcase_add_test(tk, checker_repeats_do_not_flood);
     suite_add_tcase(s, tk);
-    SRunner *r = srunner_create(s);
-    srunner_run_all(r, CK_NORMAL);
-    int failed = srunner_ntests_failed(r);
-    srunner_free(r);
+    int failed = check_failures(s);
     return failed ? 1 : 0;
 }
