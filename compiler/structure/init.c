@@ -288,6 +288,17 @@ static void init_names(St *t, U32Vec *src) {
         s->initial_row[y] = t->init_of[y] ? row_of[t->init_of[y] - 1] - 1 : -1;
 }
 
+/* Nonlinear algebraic blocks are where IDACalcIC alone can fail without
+ * being able to say which equation: with an initialization system the
+ * runtime's damped Newton solves them and names the equations if it fails. */
+static bool has_nonlinear_blocks(St *t) {
+    for (uint32_t b = 0; b < t->blocks.len; b++) {
+        uint8_t k = t->blocks.data[b].kind;
+        if (k == BK_NONLINEAR || k == BK_IMPLICIT || k == BK_SPARSE) return true;
+    }
+    return false;
+}
+
 void struct_build_init(St *t) {
     System *s = t->s;
     bool explicit_only;
@@ -297,7 +308,7 @@ void struct_build_init(St *t) {
     start_values(t, init, &explicit_only);
     bool missing = false;
     for (uint32_t p = 0; p < s->np; p++) missing |= (s->param_flags[p] & DYRT_PARAM_MISSING) != 0;
-    if (explicit_only && !missing) return;
+    if (explicit_only && !missing && !has_nonlinear_blocks(t)) return;
     init_layout(t);
     t->to_init = true;
     /* rows: the simulation residuals at t0, then the initial relations */

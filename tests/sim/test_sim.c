@@ -113,6 +113,19 @@ START_TEST(unknown_name_is_located) {
 }
 END_TEST
 
+START_TEST(unsolvable_algebraic_equation_is_named) {
+    /* a nonlinear algebraic block gets an initialization system, so a
+     * failure names the equation with its location, not just IDACalcIC */
+    char *argv[] = {(char *)DYADC, "run", (char *)SRC("tests/sim/e2e/nosolution.dyad"), "--no-stdlib",
+                    "--model", "NoSolution", "--stop", "1", "-o", "sim_nosol.csv", NULL};
+    ck_assert_int_eq(st_run(argv, "sim_nosol.log"), 1);
+    char *log = st_slurp("sim_nosol.log");
+    ck_assert_msg(strstr(log, "initialization failed") && strstr(log, "x^2 = -1") &&
+                  strstr(log, "nosolution.dyad:7"), "message: %s", log);
+    free(log);
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("sim");
     TCase *tc = tcase_create("closed-form");
@@ -122,6 +135,7 @@ int main(void) {
     tcase_add_test(tc, rc_parameter_override);
     tcase_add_test(tc, msd_jit);
     tcase_add_test(tc, unknown_name_is_located);
+    tcase_add_test(tc, unsolvable_algebraic_equation_is_named);
     suite_add_tcase(s, tc);
     int failed = check_failures(s);
     return failed ? 1 : 0;
