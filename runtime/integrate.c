@@ -252,9 +252,13 @@ static int on_event(DyrtRun *r, double t, double tout, Chatter *ch)
     ch->t_last = t;
     if (ch->count >= DYRT_CHATTER_MAX)
         return sim_failed(r, 0, "chattering: the zero crossings keep firing at the same instant");
-    int rc = check_asserts(r, t, N_VGetArrayPointer(r->yy), N_VGetArrayPointer(r->yp));
-    if (!rc)
-        rc = restart(r, t, tout, "an event");
+    const double *y = N_VGetArrayPointer(r->yy), *yp = N_VGetArrayPointer(r->yp);
+    int rc = check_asserts(r, t, y, yp);
+    if (rc) {                  /* the located failure is the last row */
+        dyrt_output_row(r, t, y, yp);
+        return rc;
+    }
+    rc = restart(r, t, tout, "an event");
     return rc ? rc : event_iteration(r, t, tout);
 }
 

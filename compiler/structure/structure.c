@@ -300,6 +300,8 @@ static void build_crossings(St *t) {
     ExprVec zc = {0};
     for (uint32_t r = 0; r < s->ny; r++) find_crossings(t, s->resid[r], &seen, &zc);
     for (uint32_t o = 0; o < s->nout; o++) find_crossings(t, s->out[o], &seen, &zc);
+    /* assertions too: the integrator then stops where one turns false */
+    for (uint32_t a = 0; a < s->nassert; a++) find_crossings(t, s->assert_cond[a], &seen, &zc);
     s->nz = zc.len;
     s->zc = zc.data;
 }
