@@ -132,4 +132,7 @@ int dyrt_integrate(DyrtRun *r);
 void dyrt_integrate_stats(const DyrtRun *r, FILE *f);
 void dyrt_integrate_free(DyrtRun *r);
 
+/* solver.c: the smallest step that still makes progress at time t */
+double dyrt_min_step(double t);
+
 #endif

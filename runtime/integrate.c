@@ -270,6 +270,7 @@ static int step_to(DyrtRun *r, double tout, Chatter *ch, double *tret)
     IDAGetCurrentTime(r->ida, &tn);
     double tstop = next_stop(r, tn);
     r->bad_res = -1;           /* only a NaN in this stretch explains a failure */
+    IDASetMinStep(r->ida, dyrt_min_step(tn));
     if (IDASetStopTime(r->ida, tstop) < 0)
         return sim_failed(r, IDA_ILL_INPUT, "internal: bad stop time");
     int flag = IDASolve(r->ida, tout, tret, r->yy, r->yp, IDA_NORMAL);

@@ -131,10 +131,18 @@ static int linear_solver(DyrtRun *r)
 }
 
 /* Steps shorter than ~100 ulp of t mean no progress: fail instead of
- * creeping towards a singularity with millions of steps. */
+ * creeping towards a singularity with millions of steps.  Relative to the
+ * current t, not the final one: a stiff start on a long horizon (Robertson
+ * to t = 4e10) needs steps of 1e-6 near t = 0.  Updated on every stretch
+ * of integration (dyrt_update_min_step). */
+double dyrt_min_step(double t)
+{
+    return 100 * DBL_EPSILON * fabs(t);
+}
+
 static double min_step(const DyrtRun *r)
 {
-    return 100 * DBL_EPSILON * fmax(fabs(r->start), fabs(r->stop));
+    return dyrt_min_step(r->start);
 }
 
 static int has_state(const DyrtModel *m)

@@ -126,6 +126,34 @@ START_TEST(unsolvable_algebraic_equation_is_named) {
 }
 END_TEST
 
+START_TEST(robertson_stiff_dae) {
+    char *argv[] = {(char *)DYADC, "run", (char *)SRC("tests/sim/robertson.dyad"), "--no-stdlib", "--model",
+                    "Robertson", "--stop", "40", "--saveat", "0.4,4,40", "--rtol", "1e-8", "--atol", "1e-14",
+                    "-o", "sim_rob.csv", NULL};
+    ck_assert_int_eq(st_run(argv, "sim_rob.log"), 0);
+    StCsv c;
+    ck_assert_int_eq(st_csv_read("sim_rob.csv", &c), 0);
+    ck_assert_int_eq(c.nrows, 3);
+    int k1 = st_csv_col(&c, "y1"), k2 = st_csv_col(&c, "y2"), k3 = st_csv_col(&c, "y3");
+    double e1 = fabs(st_csv(&c, 2, k1) - 0.7158271) / 0.7158271, e2 = fabs(st_csv(&c, 2, k2) - 9.185535e-6) / 9.185535e-6,
+           e3 = fabs(st_csv(&c, 2, k3) - 0.2841637) / 0.2841637;
+    fprintf(stderr, "Robertson t=40: relative errors y1 %.2g, y2 %.2g, y3 %.2g\n", e1, e2, e3);
+    ck_assert_msg(e1 < 1e-6 && e2 < 1e-6 && e3 < 1e-6, "Robertson errors %g %g %g", e1, e2, e3);
+    st_csv_free(&c);
+    /* the long horizon: the stiff start must not be cut off by a step floor
+     * derived from the final time */
+    char *longrun[] = {(char *)DYADC, "run", (char *)SRC("tests/sim/robertson.dyad"), "--no-stdlib", "--model",
+                       "Robertson", "--stop", "4e10", "--saveat", "4e10", "--rtol", "1e-6", "--atol", "1e-12",
+                       "-o", "sim_rob_long.csv", NULL};
+    ck_assert_int_eq(st_run(longrun, "sim_rob_long.log"), 0);
+    ck_assert_int_eq(st_csv_read("sim_rob_long.csv", &c), 0);
+    double y1 = st_csv(&c, 0, k1), y2 = st_csv(&c, 0, k2), y3 = st_csv(&c, 0, k3);
+    ck_assert_double_eq_tol(y1 + y2 + y3, 1, 1e-12);
+    ck_assert_msg(y1 > 0 && y1 < 1e-7 && y2 > 0 && y2 < 1e-12, "long horizon y1 %g y2 %g", y1, y2);
+    st_csv_free(&c);
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("sim");
     TCase *tc = tcase_create("closed-form");
@@ -136,6 +164,7 @@ int main(void) {
     tcase_add_test(tc, msd_jit);
     tcase_add_test(tc, unknown_name_is_located);
     tcase_add_test(tc, unsolvable_algebraic_equation_is_named);
+    tcase_add_test(tc, robertson_stiff_dae);
     suite_add_tcase(s, tc);
     int failed = check_failures(s);
     return failed ? 1 : 0;
