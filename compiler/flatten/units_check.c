@@ -210,13 +210,24 @@ static Dim power(Checker *C, const Expr *e) {
     return dim_unknown;
 }
 
+/* does e read a variable with declared units?  (`sin(time)` in a model
+ * without units is the common idiom; only time makes it seconds there) */
+static bool reads_unit_var(Checker *C, const Expr *e) {
+    ExprVec v = {0};
+    expr_leaves(C->m->ctx, (Expr *)e, EXPR_VAR, &v);
+    expr_leaves(C->m->ctx, (Expr *)e, EXPR_DER, &v);
+    for (uint32_t i = 0; i < v.len; i++)
+        if (C->var_has[v.data[i]->index]) return true;
+    return false;
+}
+
 static Dim call(Checker *C, const Expr *e) {
     Dim a = infer(C, e->args[0]);
     Dim b = e->nargs > 1 ? infer(C, e->args[1]) : dim_unknown;
     switch ((ExprFn)e->fn) {
     case FN_SIN: case FN_COS: case FN_TAN: case FN_ASIN: case FN_ACOS: case FN_ATAN:
     case FN_SINH: case FN_COSH: case FN_TANH: case FN_EXP: case FN_LOG: case FN_LOG10:
-        if (a.tag == DIM_KNOWN && !unit_is_dimensionless(&a.u)) {
+        if (a.tag == DIM_KNOWN && !unit_is_dimensionless(&a.u) && reads_unit_var(C, e->args[0])) {
             char what[64];
             snprintf(what, sizeof what, "`%s` needs a dimensionless argument", expr_fn_names[e->fn]);
             mismatch(C, e, what, &a, NULL);
