@@ -143,6 +143,40 @@ static void load_dir(Program *p, Library *lib, const char *dir, int depth) {
     free(names);
 }
 
+/* `name = "X"` from the folder's Project.toml (a Julia package), or NULL */
+static Sym project_name(Program *p, const char *dir) {
+    char *toml = arena_printf(p->arena, "%s/Project.toml", dir);
+    FILE *f = fopen(toml, "r");
+    if (!f) return NULL;
+    char line[512];
+    Sym name = NULL;
+    while (!name && fgets(line, sizeof line, f)) {
+        char *q = line;
+        while (*q == ' ' || *q == '\t') q++;
+        if (strncmp(q, "name", 4) != 0) continue;
+        q += 4;
+        while (*q == ' ' || *q == '\t') q++;
+        if (*q++ != '=') continue;
+        char *open = strchr(q, '"'), *close = open ? strchr(open + 1, '"') : NULL;
+        if (close && close > open + 1) name = intern(p->in, open + 1, (size_t)(close - open - 1));
+    }
+    fclose(f);
+    return name;
+}
+
+/* The library a folder holds: its Project.toml name, else the folder name
+ * without a Julia package's `.jl` suffix (`DyadBotComponents.jl/dyad/...`
+ * is the library `DyadBotComponents`). */
+static Sym library_name(Program *p, const char *dir, size_t len) {
+    Sym n = project_name(p, dir);
+    if (n) return n;
+    const char *base = dir + len;
+    while (base > dir && base[-1] != '/') base--;
+    size_t blen = (size_t)(dir + len - base);
+    if (blen > 3 && strncmp(base + blen - 3, ".jl", 3) == 0) blen -= 3;
+    return intern(p->in, base, blen);
+}
+
 bool sema_load_path(Program *p, const char *path) {
     if (!is_dir(path)) {
         SrcFile *src = src_load(p->arena, path);
@@ -152,10 +186,9 @@ bool sema_load_path(Program *p, const char *path) {
     }
     size_t len = strlen(path);
     while (len > 1 && path[len - 1] == '/') len--;
-    const char *base = path + len;
-    while (base > path && base[-1] != '/') base--;
-    Sym name = intern(p->in, base, (size_t)(path + len - base));
+    const char *dir = arena_strndup(p->arena, path, len);
+    Sym name = library_name(p, dir, len);
     Library *l = hmap_get(&p->root->sub_by_name, (uint64_t)(uintptr_t)name);
-    load_dir(p, l ? l : lib_new(p, p->root, name), arena_strndup(p->arena, path, len), 0);
+    load_dir(p, l ? l : lib_new(p, p->root, name), dir, 0);
     return true;
 }
