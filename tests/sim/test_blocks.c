@@ -142,7 +142,7 @@ static double triangle_ref(double t) {
     if (ph < 0.25) w = 4 * ph;
     else if (ph < 0.75) w = 1 - 4 * (ph - 0.25);
     else w = -1 + 4 * (ph - 0.75);
-    return 0.5 + 1.5 * w;
+    return 1.5 * w; /* offset 0.5 only before start_time (Dyad's behaviour) */
 }
 /* step 0 -> 2 at t = 1, rising rate 1, td = 0.01: ramp until u - y = rising * td */
 static double slew_ref(double t) {
@@ -154,7 +154,8 @@ static double slew_ref(double t) {
 
 /* distance from t to the nearest switching instant of the sources */
 static double near_switch(double t) {
-    double d = fmin(fabs(t - 0.2), fmin(fabs(t - 0.5), fabs(t - 1.3))); /* ExpSine starts at sin(0.3) */
+    /* ExpSine starts at 2 sin(0.3), Triangular leaves its offset at 0.3 */
+    double d = fmin(fmin(fabs(t - 0.2), fabs(t - 0.3)), fmin(fabs(t - 0.5), fabs(t - 1.3)));
     for (int k = 0; k < 20; k++) d = fmin(d, fabs(t - (0.25 + k * 1.0)));
     return d;
 }
@@ -168,11 +169,11 @@ START_TEST(sources_match_definitions) {
     int nsq = 0;
     for (int r = 0; r < c.nrows; r++) {
         double t = st_csv(&c, r, 0);
-        et = fmax(et, fabs(st_csv(&c, r, kt) - triangle_ref(t)));
         el = fmax(el, fabs(st_csv(&c, r, kl) - slew_ref(t)));
         if (near_switch(t) < 1e-6) continue; /* the value at a jump is either side */
         es = fmax(es, fabs(st_csv(&c, r, ks) - square_ref(t)));
         ee = fmax(ee, fabs(st_csv(&c, r, ke) - expsine_ref(t)));
+        et = fmax(et, fabs(st_csv(&c, r, kt) - triangle_ref(t)));
         ep = fmax(ep, fabs(st_csv(&c, r, kp) - pulse_ref(t)));
         nsq++;
     }
