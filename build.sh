@@ -28,7 +28,9 @@ demo)
     configure_and_build build
     sh examples/demo.sh build ;;
 test)
-    configure_and_build build
+    fuzz=ON; [ "${DYADC_FUZZ:-1}" = 1 ] || fuzz=OFF
+    configure_and_build build -DDYADC_REQUIRE_FUZZ=$fuzz
+    sh scripts/check-setup.sh build
     ctest --test-dir build --output-on-failure -j"$jobs"
     echo "== again under AddressSanitizer + UndefinedBehaviorSanitizer =="
     configure_and_build build-asan -DDYADC_SANITIZE=ON

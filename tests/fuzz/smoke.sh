@@ -8,7 +8,7 @@ D=$1
 T=${2:-30}
 FUZZ_CC=$(command -v clang-19) sh "$R/tests/fuzz/build.sh" "$D" > /dev/null
 mkdir -p "$D/corpus"
-git -C "$R" ls-files '*.dyad' | while IFS= read -r f; do
+(cd "$R" && find . -name '*.dyad' -not -path './build*' | sed 's|^\./||') | while IFS= read -r f; do
     cp "$R/$f" "$D/corpus/$(echo "$f" | tr / _)"
 done
 cd "$D"
