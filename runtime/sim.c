@@ -162,7 +162,9 @@ int dyrt_set_initial(DyrtSim *s, const char *name, double value)
 
 static int init_phases(DyrtSim *s, double tout1)
 {
-    int rc = dyrt_params_defaults(s);
+    int rc = dyrt_params_check(s);
+    if (!rc)
+        rc = dyrt_params_defaults(s);
     if (!rc)
         rc = dyrt_initialize(s);
     if (!rc)

@@ -69,6 +69,8 @@ static int prepare(DyrtRun *r, int *listed)
         return 0;
     }
     if (!rc)
+        rc = dyrt_params_check(r->sim);
+    if (!rc)
         rc = dyrt_output_setup(r);
     return rc;
 }
