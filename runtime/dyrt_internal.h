@@ -108,7 +108,7 @@ int dyrt_params_setup(DyrtRun *r);
 int dyrt_params_check(const DyrtRun *r);
 void dyrt_params_list(const DyrtRun *r, FILE *f);
 int dyrt_apply_initials(DyrtRun *r);
-int dyrt_initial_target(const DyrtRun *r, const DyrtNameValue *nv, int *row, int *z);
+int dyrt_initial_target(const DyrtRun *r, const DyrtNameValue *nv, int *row, int *z, double *value);
 
 /* output.c */
 int dyrt_output_setup(DyrtRun *r);

@@ -19,7 +19,7 @@
 static bool is_param_kind(FlatVarKind k) { return k == FV_PARAMETER || k == FV_CONSTANT; }
 
 void add_eq(Flattener *F, FlatEqKind k, Expr *l, Expr *r, const char *origin, Span sp) {
-    vec_push(F->arena, &F->m->eqs, ((FlatEq){k, l, r, origin, sp}));
+    vec_push(F->arena, &F->m->eqs, ((FlatEq){k, l, r, origin, sp, false}));
 }
 
 /* ---------- values and attributes ---------- */
