@@ -34,48 +34,49 @@ static void unknown_name(const char *what, const char *name,
         dyrt_error("unknown %s '%s'", what, name);
 }
 
-static int set_param(DyrtRun *r, const DyrtNameValue *nv)
+int dyrt_set_param_index(DyrtSim *s, int i, double value)
 {
-    const DyrtModel *m = r->m;
-    int i = dyrt_find(nv->name, m->param_names, m->np);
-    if (i < 0) {
-        unknown_name("parameter", nv->name, m->param_names, m->np);
-        return DYRT_EXIT_USER;
+    const DyrtModel *m = s->m;
+    if (dyrt_sim_expect(s, DYRT_SIM_CREATED, "dyrt_set_param"))
+        return DYRT_EXIT_INTERNAL;
+    if (i < 0 || i >= m->np) {
+        dyrt_error("internal: parameter index %d out of range [0, %d)", i, (int)m->np);
+        return DYRT_EXIT_INTERNAL;
     }
     if (m->param_flags[i] & DYRT_PARAM_FINAL) {
-        dyrt_error("parameter '%s' is final and cannot be changed with -p", nv->name);
+        dyrt_error("parameter '%s' is final and cannot be changed with -p", m->param_names[i]);
         return DYRT_EXIT_USER;
     }
     if (m->param_flags[i] & DYRT_PARAM_MISSING) {
         dyrt_error("parameter '%s' is missing (computed by the initialization) "
-                   "and cannot be set with -p", nv->name);
+                   "and cannot be set with -p", m->param_names[i]);
         return DYRT_EXIT_USER;
     }
-    r->p[i] = nv->value;
-    r->given[i] = 1;
+    s->p[i] = value;
+    s->given[i] = 1;
     return 0;
 }
 
 /* required[i] and not given: no value at all */
-static int unset(const DyrtRun *r, int i)
+static int unset(const DyrtSim *s, int i)
 {
-    return (r->m->param_flags[i] & DYRT_PARAM_REQUIRED) && !r->given[i];
+    return (s->m->param_flags[i] & DYRT_PARAM_REQUIRED) && !s->given[i];
 }
 
 /* One message naming every required parameter that -p did not give. */
-int dyrt_params_check(const DyrtRun *r)
+int dyrt_params_check(const DyrtSim *s)
 {
-    const DyrtModel *m = r->m;
+    const DyrtModel *m = s->m;
     int n = 0;
     for (int i = 0; i < m->np; i++)
-        n += unset(r, i);
+        n += unset(s, i);
     if (n == 0)
         return 0;
     char list[1024], hint[1024];
     size_t ll = 0, hl = 0;
     int shown = 0;
     for (int i = 0; i < m->np && ll < sizeof list && hl < sizeof hint; i++) {
-        if (!unset(r, i))
+        if (!unset(s, i))
             continue;
         if (shown == 8) {
             ll += (size_t)snprintf(list + ll, sizeof list - ll, ", ... (%d more)", n - shown);
@@ -90,40 +91,54 @@ int dyrt_params_check(const DyrtRun *r)
     return DYRT_EXIT_USER;
 }
 
-static int check_finite(const DyrtRun *r)
+int dyrt_set_param(DyrtSim *s, const char *name, double value)
 {
-    const DyrtModel *m = r->m;
+    const DyrtModel *m = s->m;
+    int i = dyrt_find(name, m->param_names, m->np);
+    if (i < 0) {
+        unknown_name("parameter", name, m->param_names, m->np);
+        return DYRT_EXIT_USER;
+    }
+    return dyrt_set_param_index(s, i, value);
+}
+
+static int check_finite(const DyrtSim *s)
+{
+    const DyrtModel *m = s->m;
     for (int i = 0; i < m->np; i++) {
-        if ((m->param_flags[i] & DYRT_PARAM_MISSING) || unset(r, i) || isfinite(r->p[i]))
+        if ((m->param_flags[i] & DYRT_PARAM_MISSING) || unset(s, i) || isfinite(s->p[i]))
             continue;
-        dyrt_error("parameter '%s' evaluates to %g", m->param_names[i], r->p[i]);
+        dyrt_error("parameter '%s' evaluates to %g", m->param_names[i], s->p[i]);
         return DYRT_EXIT_USER;
     }
     return 0;
 }
 
-int dyrt_params_setup(DyrtRun *r)
+/* The parameter and mode arrays, at dyrt_create. */
+int dyrt_params_alloc(DyrtSim *s)
 {
-    const DyrtModel *m = r->m;
-    r->p = dyrt_calloc((size_t)m->np + (size_t)(m->nmodes > 0 ? m->nmodes : 0), sizeof *r->p);
-    r->gbuf = dyrt_calloc((size_t)m->nz, sizeof *r->gbuf);
-    r->zc_last = dyrt_calloc((size_t)m->nz, sizeof *r->zc_last);
-    r->ytmp = dyrt_calloc((size_t)m->ny, sizeof *r->ytmp);
-    r->yptmp = dyrt_calloc((size_t)m->ny, sizeof *r->yptmp);
-    if (!r->zc_last || !r->ytmp || !r->yptmp)
+    const DyrtModel *m = s->m;
+    s->p = dyrt_calloc((size_t)m->np + (size_t)(m->nmodes > 0 ? m->nmodes : 0), sizeof *s->p);
+    s->gbuf = dyrt_calloc((size_t)m->nz, sizeof *s->gbuf);
+    s->zc_last = dyrt_calloc((size_t)m->nz, sizeof *s->zc_last);
+    s->ytmp = dyrt_calloc((size_t)m->ny, sizeof *s->ytmp);
+    s->yptmp = dyrt_calloc((size_t)m->ny, sizeof *s->yptmp);
+    if (!s->zc_last || !s->ytmp || !s->yptmp)
         return DYRT_EXIT_INTERNAL;
     for (int32_t k = 0; k < m->nz; k++)
-        r->zc_last[k] = -INFINITY;
-    r->given = dyrt_calloc((size_t)m->np, sizeof *r->given);
-    if (!r->p || !r->given || !r->gbuf)
+        s->zc_last[k] = -INFINITY;
+    s->given = dyrt_calloc((size_t)m->np, sizeof *s->given);
+    if (!s->p || !s->given || !s->gbuf)
         return DYRT_EXIT_INTERNAL;
-    for (int k = 0; k < r->o->nparams; k++) {
-        int rc = set_param(r, &r->o->params[k]);
-        if (rc)
-            return rc;
-    }
-    dyrt_model_param_defaults(m, r->p, r->given);
-    return check_finite(r);
+    return 0;
+}
+
+/* Defaults of the parameters not set (idempotent: set ones are kept and
+ * dependent ones recomputed from the same inputs). */
+int dyrt_params_defaults(DyrtSim *s)
+{
+    dyrt_model_param_defaults(s->m, s->p, s->given);
+    return check_finite(s);
 }
 
 static const char *flag_word(unsigned char flags, const unsigned char *given)
@@ -140,38 +155,38 @@ static const char *flag_word(unsigned char flags, const unsigned char *given)
 }
 
 /* One line per parameter: name, value, and final/missing/required/dependent/set. */
-void dyrt_params_list(const DyrtRun *r, FILE *f)
+void dyrt_list_params(const DyrtSim *s, FILE *f)
 {
-    const DyrtModel *m = r->m;
+    const DyrtModel *m = s->m;
     int width = 4;
     for (int i = 0; i < m->np; i++)
         if ((int)strlen(m->param_names[i]) > width)
             width = (int)strlen(m->param_names[i]);
     for (int i = 0; i < m->np; i++) {
-        const char *w = flag_word(m->param_flags[i], &r->given[i]);
-        if ((m->param_flags[i] & DYRT_PARAM_MISSING) || unset(r, i))
+        const char *w = flag_word(m->param_flags[i], &s->given[i]);
+        if ((m->param_flags[i] & DYRT_PARAM_MISSING) || unset(s, i))
             fprintf(f, "%-*s  %-24s  %s\n", width, m->param_names[i], "?", w);
         else
-            fprintf(f, "%-*s  %-24.17g  %s\n", width, m->param_names[i], r->p[i], w);
+            fprintf(f, "%-*s  %-24.17g  %s\n", width, m->param_names[i], s->p[i], w);
     }
 }
 
 /* What --initial NAME=VALUE asks of the compiler instead: NAME is no
  * unknown here (a variable computed from others). */
-static int needs_compiler(const DyrtRun *r, const DyrtNameValue *nv, const char *why)
+static int needs_compiler(const DyrtSim *s, const DyrtNameValue *nv, const char *why)
 {
     dyrt_error("--initial %s: '%s' %s in the compiled model '%s'; give it to the compiler instead "
                "(`dyadc run` or `dyadc build` with --initial %s=VALUE), which makes it an initial relation",
-               nv->name, nv->name, why, r->m->name, nv->name);
+               nv->name, nv->name, why, s->m->name, nv->name);
     return DYRT_EXIT_USER;
 }
 
 /* The unknown y that --initial NAME=VALUE sets, and the value it gets: NAME
  * is an unknown, or an output column that copies one (an alias, a connector
  * variable: offset + scale * (+-y), inverted here). */
-static int initial_unknown(const DyrtRun *r, const DyrtNameValue *nv, int *y, double *value)
+static int initial_unknown(const DyrtSim *s, const DyrtNameValue *nv, int *y, double *value)
 {
-    const DyrtModel *m = r->m;
+    const DyrtModel *m = s->m;
     *value = nv->value;
     *y = m->y_names ? dyrt_find(nv->name, m->y_names, m->ny) : -1;
     if (*y >= 0)
@@ -196,31 +211,31 @@ static int initial_unknown(const DyrtRun *r, const DyrtNameValue *nv, int *y, do
         *y = m->out_copy_index[k];
         return 0;
     }
-    return needs_compiler(r, nv, "is computed from the unknowns");
+    return needs_compiler(s, nv, "is computed from the unknowns");
 }
 
-static int set_initial(DyrtRun *r, const DyrtNameValue *nv)
+static int set_initial(DyrtSim *s, const DyrtNameValue *nv)
 {
-    const DyrtModel *m = r->m;
+    const DyrtModel *m = s->m;
     int i;
     double v;
-    int rc = initial_unknown(r, nv, &i, &v);
+    int rc = initial_unknown(s, nv, &i, &v);
     if (rc)
         return rc;
     if (!m->y_is_diff || !m->y_is_diff[i])
-        return needs_compiler(r, nv, "is no state (its initial value follows from the equations)");
-    r->y0[i] = v;
+        return needs_compiler(s, nv, "is no state (its initial value follows from the equations)");
+    s->y0[i] = v;
     return 0;
 }
 
 /* The unknown named by --initial, for a model with an initialization
  * system: the row that fixes it (its `initial` relation or its start row),
  * which init.c replaces by z = value. */
-int dyrt_initial_target(const DyrtRun *r, const DyrtNameValue *nv, int *row, int *z, double *value)
+int dyrt_initial_target(const DyrtSim *s, const DyrtNameValue *nv, int *row, int *z, double *value)
 {
-    const DyrtModel *m = r->m;
+    const DyrtModel *m = s->m;
     int i;
-    int rc = initial_unknown(r, nv, &i, value);
+    int rc = initial_unknown(s, nv, &i, value);
     if (rc)
         return rc;
     if (!m->initial_row || !m->initial_z) {
@@ -233,17 +248,17 @@ int dyrt_initial_target(const DyrtRun *r, const DyrtNameValue *nv, int *row, int
     *row = m->initial_row[i];
     *z = m->initial_z[i];
     if (*row < 0 || *z < 0)
-        return needs_compiler(r, nv, "has no initial relation of its own (its initial value follows from the "
+        return needs_compiler(s, nv, "has no initial relation of its own (its initial value follows from the "
                                      "other relations)");
     return 0;
 }
 
-int dyrt_apply_initials(DyrtRun *r)
+int dyrt_apply_initials(DyrtSim *s)
 {
-    if (r->o->ninitials == 0 || r->m->init_n > 0)
+    if (s->ninitials == 0 || s->m->init_n > 0)
         return 0;
-    for (int k = 0; k < r->o->ninitials; k++) {
-        int rc = set_initial(r, &r->o->initials[k]);
+    for (int k = 0; k < s->ninitials; k++) {
+        int rc = set_initial(s, &s->initials[k]);
         if (rc)
             return rc;
     }

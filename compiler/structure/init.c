@@ -388,28 +388,26 @@ static bool all_determined(St *t, Cand *c) {
     Span sp = {0};
     for (uint32_t i = 0; i < t->m->eqs.len && !sp.file; i++)
         if (t->m->eqs.data[i].kind == FE_INITIAL) sp = t->m->eqs.data[i].span;
-    diag_error(sp, "the initialization system of `%s` is under-determined: nothing determines %u of its %u "
-                   "unknowns", t->m->name, free, s->init_n);
-    for (uint32_t z = 0; z < s->init_n; z++) {
-        if (c->cm[z] >= 0) continue;
-        bool param = s->init_target_kind[z] == EXPR_P;
-        diag_note((Span){0}, "nothing determines %s`%s`", param ? "the `missing` parameter " : "", s->init_names[z]);
-    }
+    DiagList list = {.arena = t->arena};
+    for (uint32_t z = 0; z < s->init_n; z++)
+        if (c->cm[z] < 0)
+            diag_list_add(&list, s->init_target_kind[z] == EXPR_P
+                                     ? arena_printf(t->arena, "%s (a `missing` parameter)", s->init_names[z])
+                                     : s->init_names[z]);
+    diag_error(sp, "the initialization system of `%s` is under-determined: nothing determines %s", t->m->name,
+               diag_list_text(&list, "`dyadc flatten --structure`"));
     return false;
 }
 
 /* Warning: the states whose start row was needed (nothing else sets them). */
 static void warn_started(St *t, Cand *c) {
-    char *list = NULL;
-    uint32_t n = 0;
-    for (uint32_t r = c->end[RC_INITIAL]; r < c->end[RC_START]; r++) {
-        if (c->rm[r] < 0) continue;
-        const char *y = t->s->y_names[c->src.data[r] & ~ROW_FIXED];
-        list = list ? arena_printf(t->arena, "%s, `%s`", list, y) : arena_printf(t->arena, "`%s`", y);
-        n++;
-    }
-    if (list) diag_warning((Span){0}, "no initial value for the state%s %s of `%s`; starting at the guess/default",
-                           n > 1 ? "s" : "", list, t->m->name);
+    DiagList list = {.arena = t->arena};
+    for (uint32_t r = c->end[RC_INITIAL]; r < c->end[RC_START]; r++)
+        if (c->rm[r] >= 0) diag_list_add(&list, t->s->y_names[c->src.data[r] & ~ROW_FIXED]);
+    if (list.count)
+        diag_warning((Span){0}, "no initial value for the state%s %s of `%s`; starting at the guess/default",
+                     list.count > 1 ? "s" : "", diag_list_text(&list, "`dyadc flatten --structure`"),
+                     t->m->name);
 }
 
 /* the selected rows that determine the unknowns of row r, for messages */
