@@ -19,7 +19,7 @@
 static bool is_param_kind(FlatVarKind k) { return k == FV_PARAMETER || k == FV_CONSTANT; }
 
 void add_eq(Flattener *F, FlatEqKind k, Expr *l, Expr *r, const char *origin, Span sp) {
-    vec_push(F->arena, &F->m->eqs, ((FlatEq){k, l, r, origin, sp}));
+    vec_push(F->arena, &F->m->eqs, ((FlatEq){k, l, r, origin, sp, 0}));
 }
 
 /* ---------- values and attributes ---------- */
@@ -287,6 +287,7 @@ static bool uses_instream(AstNode *e) {
 }
 
 static void translate(Flattener *F, Inst *inst, AstNode *r) {
+    if (clock_relation(F, inst, r)) return;
     if (r->kind == AST_EQUATION) tr_equation(F, inst, r);
     else tr_assert(F, inst, r);
 }

@@ -148,6 +148,7 @@ typedef struct Flattener {
     unsigned char *key_used;
     unsigned char *var_defined; /* inputs given an equation outside their owner */
     uint32_t *set_start, *set_count, *set_members; /* keys bucketed by root (after pass 0) */
+    struct ClockState *clk;     /* clock parameters, bindings, helpers (clocks.c); NULL until used */
 } Flattener;
 
 /* instance.c */
@@ -193,6 +194,14 @@ bool tr_instream(Flattener *F, Inst *scope, AstNode *call, bool actual, Val *out
 
 /* flatten.c */
 FlatModel *flatten_model_of(Flattener *F, Def *d, PendingVec *mods);
+
+/* clocks.c (docs/LANGUAGE.md, "Clocks") */
+bool tr_at(Flattener *F, Inst *scope, AstNode *e, Val *out);
+bool tr_clock_builtin(Flattener *F, Inst *scope, AstNode *call, Sym name, Val *out, bool *handled);
+bool clock_relation(Flattener *F, Inst *inst, AstNode *r);
+void clock_bind_instances(Flattener *F, Inst *top);
+/* clock_infer.c */
+void clock_infer(Flattener *F, uint32_t first_connect_eq);
 
 /* analysis.c */
 FlatModel *flatten_analysis(Flattener *F, Def *d);
