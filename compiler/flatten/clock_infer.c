@@ -30,6 +30,8 @@ typedef struct {
     uint32_t *clk_node;       /* a node that must be clocked, or UINT32_MAX */
     uint32_t *cont_node;      /* a node that must be continuous, or UINT32_MAX */
     unsigned char *reported;  /* an error was reported for the class */
+    unsigned char *given;     /* the class holds an input clock parameter of the
+                                 flattened component itself: given by its user */
     int32_t *clock_of_def;    /* ClockState.defs index -> FlatModel.clocks index, or -1 */
     uint32_t nn;
 } Uf;
@@ -122,6 +124,7 @@ static void unite(Flattener *F, Uf *u, uint32_t a, uint32_t b, Span sp) {
     if (u->clk_node[ra] == UINT32_MAX) u->clk_node[ra] = u->clk_node[rb];
     if (u->cont_node[ra] == UINT32_MAX) u->cont_node[ra] = u->cont_node[rb];
     u->reported[ra] |= u->reported[rb];
+    u->given[ra] |= u->given[rb];
 }
 
 /* variables that share an equation's clock: not parameters, not held values */
@@ -161,6 +164,7 @@ static void uf_init(Flattener *F, Uf *u) {
     u->clk_node = u32s(F, u->nn, UINT32_MAX);
     u->cont_node = u32s(F, u->nn, UINT32_MAX);
     u->reported = ARENA_ARRAY(F->arena, unsigned char, u->nn);
+    u->given = ARENA_ARRAY(F->arena, unsigned char, u->nn);
     u->clock_of_def = (int32_t *)u32s(F, F->clk->defs.len + 1, UINT32_MAX);
     for (uint32_t i = 0; i < u->nn; i++) u->parent[i] = i;
 }
@@ -187,6 +191,7 @@ static void seed(Flattener *F, Uf *u) {
         else u->clk_node[n] = n;
         if (cs->slots.data[s].def >= 0) u->def[n] = cs->slots.data[s].def, u->def_node[n] = n;
         if (cs->slots.data[s].def == CLOCK_DEF_FAILED) u->reported[n] = 1;
+        if (cs->slots.data[s].inst == F->top && !cs->slots.data[s].param->clockparam.is_output) u->given[n] = 1;
     }
     for (uint32_t i = 0; i < cs->marks.len; i++)
         apply_mark(F, u, cs->marks.data[i].node, (ClockMarkKind)cs->marks.data[i].kind, cs->marks.data[i].span);
@@ -220,7 +225,7 @@ static uint32_t class_clock(Flattener *F, Uf *u, uint32_t v, bool *clocked) {
 
 static void undefined_clock(Flattener *F, Uf *u, uint32_t v) {
     uint32_t r = find(u, CLK_NODE_VAR(v));
-    if (u->reported[r] || F->lenient_top) return;
+    if (u->reported[r] || u->given[r]) return; /* given: checked where a simulation needs it */
     u->reported[r] = 1;
     uint32_t why = u->clk_node[r];
     diag_error(F->m->vars.data[v].span, "`%s` is on a clock that is never defined (it comes from %s); connect it "
@@ -330,7 +335,7 @@ static void complete_history(Flattener *F) {
             uint32_t h = clock_history_var(F, x, k, at);
             FlatVar *hv = &F->m->vars.data[h];
             hv->clock = F->m->vars.data[x].clock;
-            if (!hv->value && !F->lenient_top)
+            if (!hv->value)
                 diag_error(at, "`%s` needs the value of `%s` at its first tick: add `initial %s = ...`",
                            F->m->vars.data[user[x]].name, hv->name, hv->name);
         }
