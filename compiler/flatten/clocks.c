@@ -83,14 +83,14 @@ static int32_t slot_named(Flattener *F, Inst *inst, Sym name) {
 }
 
 /* `clk` (a clock parameter of the component) or `sub.clk` (of a subcomponent) */
-static int32_t clock_ref(Flattener *F, Inst *scope, AstNode *e) {
-    Inst *owner = scope;
+static int32_t clock_ref(Flattener *F, Tx t, AstNode *e) {
+    Inst *owner = t.scope;
     Sym name = NULL;
     if (e->kind == AST_IDENT) {
         name = e->ident.name;
     } else if (e->kind == AST_FIELD) {
         Ref r;
-        if (!resolve_ref(F, scope, e->field.base, true, &r)) return -1;
+        if (!resolve_ref(F, t, e->field.base, true, &r)) return -1;
         owner = r.inst;
         name = e->field.name;
     }
@@ -162,10 +162,10 @@ static bool has_der_leaf(Flattener *F, Expr *x) {
 }
 
 /* the clock part of `x@clk` / `x@(clk - k)`: the slot and k */
-static bool at_clock(Flattener *F, Inst *scope, AstNode *ck, int32_t *slot, int64_t *lag) {
+static bool at_clock(Flattener *F, Tx t, AstNode *ck, int32_t *slot, int64_t *lag) {
     *lag = 0;
     if (ck->kind == AST_BINARY && (ck->binary.op == OP_SUB || ck->binary.op == OP_ADD)) {
-        if (ck->binary.op == OP_ADD || !const_int(F, scope, ck->binary.rhs, lag)) {
+        if (ck->binary.op == OP_ADD || !const_int(F, t, ck->binary.rhs, lag)) {
             if (ck->binary.op == OP_ADD)
                 diag_error(ck->span, "only previous ticks can be referred to: write `x@(clk - k)` with k >= 1");
             return false;
@@ -177,19 +177,19 @@ static bool at_clock(Flattener *F, Inst *scope, AstNode *ck, int32_t *slot, int6
         }
         ck = ck->binary.lhs;
     }
-    *slot = clock_ref(F, scope, ck);
+    *slot = clock_ref(F, t, ck);
     return *slot >= 0;
 }
 
-bool tr_at(Flattener *F, Inst *scope, AstNode *e, Val *out) {
-    if (F->const_mode) {
+bool tr_at(Flattener *F, Tx t, AstNode *e, Val *out) {
+    if (t.structural) {
         diag_error(e->span, "a clocked value is not known when the model is compiled");
         return false;
     }
     int32_t slot;
     int64_t lag;
     Val v;
-    if (!scope || !at_clock(F, scope, e->at.clock, &slot, &lag) || !tr_val(F, scope, e->at.expr, &v)) return false;
+    if (!t.scope || !at_clock(F, t, e->at.clock, &slot, &lag) || !tr_val(F, t, e->at.expr, &v)) return false;
     if (v.str) {
         diag_error(e->span, "a string has no clock");
         return false;
@@ -227,8 +227,8 @@ static bool param_only(Flattener *F, Expr *x, AstNode *at, const char *what) {
     return true;
 }
 
-static Expr *arg_expr(Flattener *F, Inst *scope, AstNode *call, uint32_t k) {
-    return k < call->call.args.len ? tr_expr(F, scope, call->call.args.items[k]->arg.value) : NULL;
+static Expr *arg_expr(Flattener *F, Tx t, AstNode *call, uint32_t k) {
+    return k < call->call.args.len ? tr_expr(F, t, call->call.args.items[k]->arg.value) : NULL;
 }
 
 static bool nargs_ok(AstNode *call, const char *name, uint32_t lo, uint32_t hi) {
@@ -240,11 +240,11 @@ static bool nargs_ok(AstNode *call, const char *name, uint32_t lo, uint32_t hi) 
 }
 
 /* hold(u [, y0]): the value of the clocked variable u since its last tick */
-static bool tr_hold(Flattener *F, Inst *scope, AstNode *call, Val *out) {
+static bool tr_hold(Flattener *F, Tx t, AstNode *call, Val *out) {
     if (!nargs_ok(call, "hold", 1, 2)) return false;
     Val u;
-    if (!tr_val(F, scope, call->call.args.items[0]->arg.value, &u) || u.str) return false;
-    Expr *y0 = call->call.args.len > 1 ? arg_expr(F, scope, call, 1) : expr_const(F->ctx, 0);
+    if (!tr_val(F, t, call->call.args.items[0]->arg.value, &u) || u.str) return false;
+    Expr *y0 = call->call.args.len > 1 ? arg_expr(F, t, call, 1) : expr_const(F->ctx, 0);
     if (!y0 || !param_only(F, y0, call, "the value of hold() before the first tick")) return false;
     *out = u.nd ? val_new(F, u.nd, u.dims) : val_scalar(NULL);
     for (uint32_t i = 0; i < u.n; i++) {
@@ -254,7 +254,7 @@ static bool tr_hold(Flattener *F, Inst *scope, AstNode *call, Val *out) {
             return false;
         }
         const char *name = arena_printf(F->arena, "hold(%s)", F->m->vars.data[x->index].name);
-        uint32_t h = helper_var(F, scope, name, FV_HOLD, call->span);
+        uint32_t h = helper_var(F, t.scope ? t.scope : F->top, name, FV_HOLD, call->span);
         F->m->vars.data[h].of = x->index;
         F->m->vars.data[h].value = y0;
         F->m->vars.data[h].units = F->m->vars.data[x->index].units;
@@ -267,9 +267,10 @@ static bool tr_hold(Flattener *F, Inst *scope, AstNode *call, Val *out) {
 }
 
 /* SampleTime(): the interval since the previous tick of the equation's clock */
-static bool tr_sample_time(Flattener *F, Inst *scope, AstNode *call, Val *out) {
+static bool tr_sample_time(Flattener *F, Tx t, AstNode *call, Val *out) {
     if (!nargs_ok(call, "SampleTime", 0, 0)) return false;
-    if (F->const_mode || !scope) {
+    Inst *scope = t.scope;
+    if (t.structural || !scope) {
         diag_error(call->span, "SampleTime() is the interval of a clock: it is known at its ticks only");
         return false;
     }
@@ -281,10 +282,10 @@ static bool tr_sample_time(Flattener *F, Inst *scope, AstNode *call, Val *out) {
     return true;
 }
 
-bool tr_clock_builtin(Flattener *F, Inst *scope, AstNode *call, Sym name, Val *out, bool *handled) {
+bool tr_clock_builtin(Flattener *F, Tx t, AstNode *call, Sym name, Val *out, bool *handled) {
     *handled = true;
-    if (!strcmp(name, "hold")) return tr_hold(F, scope, call, out);
-    if (!strcmp(name, "SampleTime")) return tr_sample_time(F, scope, call, out);
+    if (!strcmp(name, "hold")) return tr_hold(F, t, call, out);
+    if (!strcmp(name, "SampleTime")) return tr_sample_time(F, t, call, out);
     if (!strcmp(name, "sample")) {
         diag_error(call->span, "sample() is a whole relation: `y = sample(u)` with `y` a variable");
         return false;
@@ -304,11 +305,11 @@ static bool is_call_to(AstNode *e, const char *name) {
     return e && e->kind == AST_CALL && e->call.callee->kind == AST_IDENT && !strcmp(e->call.callee->ident.name, name);
 }
 
-static bool define_periodic(Flattener *F, Inst *inst, AstNode *call, FlatClock *c) {
+static bool define_periodic(Flattener *F, Tx t, AstNode *call, FlatClock *c) {
     if (!nargs_ok(call, "periodic_clock", 1, 2)) return false;
     c->kind = FCLK_PERIODIC;
-    c->period = arg_expr(F, inst, call, 0);
-    c->offset = call->call.args.len > 1 ? arg_expr(F, inst, call, 1) : expr_const(F->ctx, 0);
+    c->period = arg_expr(F, t, call, 0);
+    c->offset = call->call.args.len > 1 ? arg_expr(F, t, call, 1) : expr_const(F->ctx, 0);
     if (!c->period || !c->offset || !param_only(F, c->period, call, "the period of a clock") ||
         !param_only(F, c->offset, call, "the offset of a clock"))
         return false;
@@ -324,10 +325,10 @@ static bool define_periodic(Flattener *F, Inst *inst, AstNode *call, FlatClock *
     return true;
 }
 
-static bool define_zero_crossing(Flattener *F, Inst *inst, AstNode *call, FlatClock *c) {
+static bool define_zero_crossing(Flattener *F, Tx t, AstNode *call, FlatClock *c) {
     if (!nargs_ok(call, "zero_crossing_clock", 1, 1)) return false;
     c->kind = FCLK_ZERO_CROSSING;
-    c->signal = arg_expr(F, inst, call, 0);
+    c->signal = arg_expr(F, t, call, 0);
     if (!c->signal) return false;
     ExprVec v = {0};
     expr_leaves(F->ctx, c->signal, EXPR_VAR, &v);
@@ -338,7 +339,8 @@ static bool define_zero_crossing(Flattener *F, Inst *inst, AstNode *call, FlatCl
 }
 
 /* `o = periodic_clock(...)` / `o = zero_crossing_clock(...)` */
-static void define_clock(Flattener *F, Inst *inst, AstNode *r, int32_t s) {
+static void define_clock(Flattener *F, Tx t, AstNode *r, int32_t s) {
+    Inst *inst = t.scope;
     ClockState *cs = F->clk;
     AstNode *param = cs->slots.data[s].param, *rhs = r->eq.rhs;
     if (r->eq.kind != EQ_NORMAL || !param->clockparam.is_output) {
@@ -356,8 +358,8 @@ static void define_clock(Flattener *F, Inst *inst, AstNode *r, int32_t s) {
     c.name = arena_printf(F->arena, "%s%s%s", inst->path, inst->path[0] ? "." : "", param->clockparam.name);
     c.span = r->span;
     bool ok = false;
-    if (is_call_to(rhs, "periodic_clock")) ok = define_periodic(F, inst, rhs, &c);
-    else if (is_call_to(rhs, "zero_crossing_clock")) ok = define_zero_crossing(F, inst, rhs, &c);
+    if (is_call_to(rhs, "periodic_clock")) ok = define_periodic(F, t, rhs, &c);
+    else if (is_call_to(rhs, "zero_crossing_clock")) ok = define_zero_crossing(F, t, rhs, &c);
     else diag_error(rhs->span, "a clock is defined by periodic_clock(dt [, offset]) or zero_crossing_clock(u)");
     if (!ok) {
         cs->slots.data[s].def = CLOCK_DEF_FAILED; /* reported: no "never defined" after it */
@@ -368,7 +370,8 @@ static void define_clock(Flattener *F, Inst *inst, AstNode *r, int32_t s) {
 }
 
 /* `y = sample(u [, y0])`: y on the clock of its context reads u at each tick */
-static void tr_sample(Flattener *F, Inst *inst, AstNode *r) {
+static void tr_sample(Flattener *F, Tx t, AstNode *r) {
+    Inst *inst = t.scope;
     AstNode *call = r->eq.rhs;
     if (r->eq.kind != EQ_NORMAL) {
         diag_error(r->span, "sample() belongs in a regular equation `y = sample(u)`");
@@ -376,8 +379,8 @@ static void tr_sample(Flattener *F, Inst *inst, AstNode *r) {
     }
     if (!nargs_ok(call, "sample", 1, 2)) return;
     Val y, u;
-    if (!tr_val(F, inst, r->eq.lhs, &y) || !tr_val(F, inst, call->call.args.items[0]->arg.value, &u)) return;
-    Expr *y0 = call->call.args.len > 1 ? arg_expr(F, inst, call, 1) : NULL;
+    if (!tr_val(F, t, r->eq.lhs, &y) || !tr_val(F, t, call->call.args.items[0]->arg.value, &u)) return;
+    Expr *y0 = call->call.args.len > 1 ? arg_expr(F, t, call, 1) : NULL;
     if ((call->call.args.len > 1 && !y0) || (y0 && !param_only(F, y0, call, "the value of sample() before the first tick")))
         return;
     if (y.str || u.str || y.n != u.n) {
@@ -401,10 +404,11 @@ static void tr_sample(Flattener *F, Inst *inst, AstNode *r) {
     }
 }
 
-bool clock_relation(Flattener *F, Inst *inst, AstNode *r) {
+bool clock_relation(Flattener *F, Inst *inst, Env *env, AstNode *r) {
     if (r->kind != AST_EQUATION || r->eq.kind == EQ_GUESS) return false;
+    Tx t = tx_in(inst, env);
     if (is_call_to(r->eq.rhs, "sample")) {
-        tr_sample(F, inst, r);
+        tr_sample(F, t, r);
         return true;
     }
     AstNode *l = r->eq.lhs;
@@ -413,7 +417,7 @@ bool clock_relation(Flattener *F, Inst *inst, AstNode *r) {
     inst_slots(F, inst, &n);
     int32_t s = n ? slot_named(F, inst, l->ident.name) : -1;
     if (s < 0) return false;
-    define_clock(F, inst, r, s);
+    define_clock(F, t, r, s);
     return true;
 }
 
@@ -436,7 +440,7 @@ static void bind_child(Flattener *F, Inst *inst, Elem *e, Inst *child, AstList *
         return;
     }
     for (uint32_t i = 0; i < n; i++) {
-        int32_t s = clock_ref(F, inst, args->items[i]);
+        int32_t s = clock_ref(F, tx_in(inst, inst->env), args->items[i]);
         if (s >= 0) add_link(F, CLK_NODE_SLOT(first + i), CLK_NODE_SLOT((uint32_t)s), args->items[i]->span);
     }
 }
@@ -453,7 +457,7 @@ static void bind_elem(Flattener *F, Inst *inst, Elem *e) {
         diag_error(args->items[0]->span, "a signal is on one clock: `%s@[clk]()`", e->name);
         return;
     }
-    int32_t s = clock_ref(F, inst, args->items[0]);
+    int32_t s = clock_ref(F, tx_in(inst, inst->env), args->items[0]);
     for (uint32_t k = 0; s >= 0 && e->var != NO_VAR && k < e->n; k++)
         add_link(F, CLK_NODE_VAR(e->var + k), CLK_NODE_SLOT((uint32_t)s), args->items[0]->span);
 }
