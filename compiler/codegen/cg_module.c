@@ -410,7 +410,8 @@ static LLVMValueRef param_flags(Cg *g, const System *s) {
         unsigned b = s->param_flags[i];
         f[i] = (unsigned char)((b & SYS_PARAM_FINAL ? DYRT_PARAM_FINAL : 0) |
                                (b & SYS_PARAM_MISSING ? DYRT_PARAM_MISSING : 0) |
-                               (b & SYS_PARAM_DEPENDENT ? DYRT_PARAM_DEPENDENT : 0));
+                               (b & SYS_PARAM_DEPENDENT ? DYRT_PARAM_DEPENDENT : 0) |
+                               (b & SYS_PARAM_REQUIRED ? DYRT_PARAM_REQUIRED : 0));
     }
     return u8_global(g, "param_flags", f, s->np);
 }

@@ -25,23 +25,12 @@ static void flattener_init(Flattener *F, Program *p, ExprCtx *ctx) {
     F->s_String = intern_cstr(in, "String");
 }
 
-static void prepare_sets(Flattener *F) {
-    F->nkeyvars = F->m->vars.len; /* later variables (der(der(x)) helpers) are never connected */
-    uint32_t nk = 2 * F->m->vars.len + 1;
-    F->uf = ARENA_ARRAY(F->arena, uint32_t, nk);
-    for (uint32_t k = 0; k < nk; k++) F->uf[k] = k;
-    F->key_span = ARENA_ARRAY(F->arena, Span, nk);
-    F->key_origin = ARENA_ARRAY(F->arena, const char *, nk);
-    F->key_used = ARENA_ARRAY(F->arena, unsigned char, nk);
-    F->var_defined = ARENA_ARRAY(F->arena, unsigned char, nk);
-}
-
 /* instance tree -> variables -> values -> connects -> equations */
 static FlatModel *flatten_from(Flattener *F, Def *d, PendingVec *mods) {
     unsigned errors = diag_error_count();
     Inst *top = inst_build_under(F, d, mods);
     if (diag_error_count() > errors) return NULL;
-    prepare_sets(F);
+    connect_init(F);
     flatten_bindings(F);
     flatten_relations(F, top);
     connect_prepare_sets(F);
@@ -50,24 +39,19 @@ static FlatModel *flatten_from(Flattener *F, Def *d, PendingVec *mods) {
     return diag_error_count() > errors ? NULL : F->m;
 }
 
-static FlatModel *flatten_opts(Program *p, Def *d, ExprCtx *ctx, bool lenient) {
+FlatModel *flatten(Program *p, Def *d, ExprCtx *ctx) {
     if (d->node->kind != AST_COMPONENT && d->node->kind != AST_ANALYSIS) {
         diag_error(d->node->span, "`%s` is not a component", d->qname);
         return NULL;
     }
     Flattener F = {0};
     flattener_init(&F, p, ctx);
-    F.lenient_top = lenient;
     F.m = ARENA_NEW(p->arena, FlatModel);
     F.m->ctx = ctx;
     F.m->name = d->qname;
     if (d->node->kind == AST_ANALYSIS) return flatten_analysis(&F, d);
     return flatten_from(&F, d, NULL);
 }
-
-FlatModel *flatten(Program *p, Def *d, ExprCtx *ctx) { return flatten_opts(p, d, ctx, false); }
-
-FlatModel *flatten_component(Program *p, Def *d, ExprCtx *ctx) { return flatten_opts(p, d, ctx, true); }
 
 FlatModel *flatten_model_of(Flattener *F, Def *d, PendingVec *mods) { return flatten_from(F, d, mods); }
 

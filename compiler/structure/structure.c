@@ -212,6 +212,7 @@ static void build_params(St *t) {
         s->param_flags[p] = (v->is_final || v->kind == FV_CONSTANT ? SYS_PARAM_FINAL : 0) |
                             (v->kind == FV_PARAM_MISSING ? SYS_PARAM_MISSING : 0);
         s->param_default[p] = v->value ? lower(t, v->value) : NULL;
+        if (!v->value && v->kind == FV_PARAMETER) s->param_flags[p] |= SYS_PARAM_REQUIRED;
         if (v->value && !expr_is_const(s->param_default[p])) s->param_flags[p] |= SYS_PARAM_DEPENDENT;
         t->pz[p] = -1;
     }
@@ -321,18 +322,30 @@ System *structure(FlatModel *m) {
         s->rtol = f->rtol, s->atol = f->atol, s->ntstops = f->ntstops, s->tstops = f->tstops;
     }
     if (!balance_check(&t)) return NULL;
+    double t0 = timing_now();
     struct_alias(&t);
+    timing_sub("structure.alias", &t0);
     build_equations(&t);
-    if (!struct_index_reduce(&t) || !struct_blt(&t)) return NULL;
+    timing_sub("structure.equations", &t0);
+    if (!struct_index_reduce(&t)) return NULL;
+    timing_sub("structure.index", &t0);
+    if (!struct_blt(&t)) return NULL;
+    timing_sub("structure.blt", &t0);
     assign_slots(&t);
     build_params(&t);
     build_residuals(&t);
+    timing_sub("structure.residuals", &t0);
     build_outputs(&t);
     build_asserts(&t);
+    timing_sub("structure.outputs", &t0);
     struct_events(&t);
+    timing_sub("structure.events", &t0);
     build_jacobian(&t);
+    timing_sub("structure.jacobian", &t0);
     struct_build_init(&t);
+    timing_sub("structure.init", &t0);
     struct_tables(s);
     struct_report(&t);
+    timing_sub("structure.report", &t0);
     return diag_error_count() > errors ? NULL : s;
 }

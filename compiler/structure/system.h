@@ -37,7 +37,8 @@
 typedef enum {
     SYS_PARAM_FINAL = 1,       /* `final` or a constant: not overridable */
     SYS_PARAM_MISSING = 2,     /* value `missing`: solved at initialization */
-    SYS_PARAM_DEPENDENT = 4    /* default is an expression of other parameters */
+    SYS_PARAM_DEPENDENT = 4,   /* default is an expression of other parameters */
+    SYS_PARAM_REQUIRED = 8     /* no value in the model: must be given (-p) */
 } SysParamFlag;
 
 /* what an event's mode means: X(NAME, description) */
