@@ -35,8 +35,6 @@
  */
 #include "structure_internal.h"
 
-#include "dyad_model.h"
-
 #include <stdlib.h>
 #include <string.h>
 
@@ -88,10 +86,6 @@ static void start_derivatives(St *t) {
         if (!l.len) s->start_yp[y] = x;
     }
 }
-
-/* "initial ... (file:line)" of a flat relation (or its origin when it has
- * no source location, e.g. "--initial"), for messages */
-static const char *eq_text(St *t, uint32_t flat, const char *pre, const char *post);
 
 /* initial relation `init` as a start value: the one y it mentions (no y'),
  * with *value solved for it linearly; -1 when it is not of that form */
@@ -164,13 +158,13 @@ static bool second_start(St *t, uint32_t y, uint32_t first, uint32_t i, Expr *x)
     FlatEq *q = &t->m->eqs.data[i];
     if (x == x0) {
         diag_warning(q->span, "redundant initial value for `%s`: %s repeats %s (aliases of one variable); "
-                     "ignored", t->s->y_names[y], eq_text(t, i, "`initial ", "`"), eq_text(t, first, "`initial ", "`"));
+                     "ignored", t->s->y_names[y], st_eq_text(t, i, "`initial ", "`"), st_eq_text(t, first, "`initial ", "`"));
         return true;
     }
     if (!expr_is_const(x) || !expr_is_const(x0)) return false;
     diag_error(q->span, "conflicting initial values for `%s` (aliases of one variable): %s gives %.17g, %s gives "
-               "%.17g", t->s->y_names[y], eq_text(t, first, "`initial ", "`"), x0->value,
-               eq_text(t, i, "`initial ", "`"), x->value);
+               "%.17g", t->s->y_names[y], st_eq_text(t, first, "`initial ", "`"), x0->value,
+               st_eq_text(t, i, "`initial ", "`"), x->value);
     diag_note(t->m->eqs.data[first].span, "the other initial value");
     return true;
 }
@@ -250,7 +244,7 @@ static void init_layout(St *t) {
     System *s = t->s;
     uint32_t nd = 0, nmiss = 0;
     for (uint32_t y = 0; y < s->ny; y++) nd += s->y_is_diff[y];
-    for (uint32_t p = 0; p < s->np; p++) nmiss += (s->param_flags[p] & DYRT_PARAM_MISSING) != 0;
+    for (uint32_t p = 0; p < s->np; p++) nmiss += (s->param_flags[p] & SYS_PARAM_MISSING) != 0;
     s->init_n = s->ny + nd + nmiss;
     s->init_names = ARENA_ARRAY(t->arena, const char *, s->init_n + 1);
     s->init_guess = ARENA_ARRAY(t->arena, Expr *, s->init_n + 1);
@@ -274,7 +268,7 @@ static void init_layout(St *t) {
         s->init_target_index[z++] = y;
     }
     for (uint32_t p = 0; p < s->np; p++) {
-        if (!(s->param_flags[p] & DYRT_PARAM_MISSING)) continue;
+        if (!(s->param_flags[p] & SYS_PARAM_MISSING)) continue;
         FlatVar *fv = &t->m->vars.data[t->pvar[p]];
         t->pz[p] = (int32_t)z;
         s->init_names[z] = s->param_names[p];
@@ -299,37 +293,11 @@ typedef struct {
     int32_t *rm, *cm;       /* matching: row -> z, z -> row, -1 = none */
 } Cand;
 
-/* "lhs = rhs (file:line)" of a flat equation, for the runtime's messages */
-static const char *eq_text(St *t, uint32_t flat, const char *pre, const char *post) {
-    FlatEq *q = &t->m->eqs.data[flat];
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    if (!f) return pre;
-    fputs(pre, f);
-    flat_print_expr(f, t->m, q->lhs);
-    fputs(" = ", f);
-    flat_print_expr(f, t->m, q->rhs);
-    SrcFile *src = q->span.file ? src_get(q->span.file) : NULL;
-    if (src) {
-        uint32_t line, col;
-        src_line_col(src, q->span.lo, &line, &col);
-        fprintf(f, " (%s:%u)", src->path, line);
-    } else if (q->is_override) {
-        fprintf(f, " (%s)", q->origin);
-    }
-    fputs(post, f);
-    fclose(f);
-    const char *r = arena_strndup(t->arena, buf, len);
-    free(buf);
-    return r;
-}
-
 static const char *row_name(St *t, uint32_t o) {
     if (o & ROW_FIXED) return arena_printf(t->arena, "start value of %s", t->s->y_names[o & ~ROW_FIXED]);
-    if (o & ROW_INITIAL) return eq_text(t, o & ~ROW_INITIAL, "initial ", "");
+    if (o & ROW_INITIAL) return st_eq_text(t, o & ~ROW_INITIAL, "initial ", "");
     SEq *q = &t->eq.data[o];
-    return q->flat < 0 ? "derivative of a state" : eq_text(t, (uint32_t)q->flat, "", q->order ? " (differentiated)" : "");
+    return q->flat < 0 ? "derivative of a state" : st_eq_text(t, (uint32_t)q->flat, "", q->order ? " (differentiated)" : "");
 }
 
 static void add_row(St *t, Cand *c, Expr *r, uint32_t src) {
@@ -519,7 +487,7 @@ void struct_build_init(St *t) {
     start_values(t, init, &explicit_only);
     if (diag_error_count() > errors) return;
     bool missing = false;
-    for (uint32_t p = 0; p < s->np; p++) missing |= (s->param_flags[p] & DYRT_PARAM_MISSING) != 0;
+    for (uint32_t p = 0; p < s->np; p++) missing |= (s->param_flags[p] & SYS_PARAM_MISSING) != 0;
     if (explicit_only && !missing && !has_nonlinear_blocks(t)) return;
     init_layout(t);
     t->to_init = true;
