@@ -389,6 +389,11 @@ System *structure(FlatModel *m) {
         s->start_time = f->start, s->stop_time = f->stop, s->interval = f->interval, s->dtmax = f->dtmax;
         s->rtol = f->rtol, s->atol = f->atol, s->ntstops = f->ntstops, s->tstops = f->tstops;
     }
+    for (uint32_t v = 0; v < m->vars.len; v++)
+        if (flat_kind_is_discrete(m->vars.data[v].kind)) { /* partitions: not compiled yet */
+            diag_error(m->vars.data[v].span, "clocked partitions (`%s`) are not compiled yet", m->vars.data[v].name);
+            return NULL;
+        }
     if (!balance_check(&t)) return NULL;
     double t0 = timing_now();
     struct_alias(&t);
