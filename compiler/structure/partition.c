@@ -27,8 +27,6 @@
  */
 #include "structure_internal.h"
 
-#include "dyad_model.h"
-
 #include <string.h>
 
 typedef struct {
@@ -296,7 +294,7 @@ static void build_clock(St *t, uint32_t c, int32_t *local) {
     FlatClock *fc = &t->m->clocks.data[c];
     SysClock *sc = &t->s->clocks[c];
     sc->name = fc->name;
-    sc->kind = fc->kind == FCLK_PERIODIC ? DYRT_CLOCK_PERIODIC : DYRT_CLOCK_ZERO_CROSSING;
+    sc->kind = fc->kind == FCLK_PERIODIC ? SYS_CLOCK_PERIODIC : SYS_CLOCK_ZERO_CROSSING;
     sc->zc = -1;
     if (fc->kind == FCLK_PERIODIC) {
         sc->period = lower(t, st_to_sv(t, fc->period));
@@ -324,21 +322,29 @@ static void build_clock(St *t, uint32_t c, int32_t *local) {
 
 /* ---------- zero-crossing clocks ---------- */
 
+/* each zero-crossing clock is an event of its own (SYS_EV_CLOCK), after
+ * the relations */
 static void zero_crossing_clocks(St *t) {
     System *s = t->s;
-    ExprVec zc = {0};
-    for (uint32_t k = 0; k < s->nz; k++) vec_push(t->arena, &zc, s->zc[k]);
+    uint32_t n = s->nz;
+    for (uint32_t c = 0; c < s->nclocks; c++) n += t->m->clocks.data[c].kind == FCLK_ZERO_CROSSING;
+    if (n == s->nz) return;
+    Expr **zc = ARENA_ARRAY(t->arena, Expr *, n);
+    uint8_t *kind = ARENA_ARRAY(t->arena, uint8_t, n);
+    const char **names = ARENA_ARRAY(t->arena, const char *, n);
+    for (uint32_t k = 0; k < s->nz; k++) zc[k] = s->zc[k], kind[k] = s->zc_kind[k], names[k] = s->zc_names[k];
     for (uint32_t c = 0; c < s->nclocks; c++) {
         FlatClock *fc = &t->m->clocks.data[c];
         if (fc->kind != FCLK_ZERO_CROSSING) continue;
-        Expr *g = lower(t, st_to_sv(t, fc->signal));
-        uint32_t k = 0;
-        while (k < zc.len && zc.data[k] != g) k++;
-        if (k == zc.len) vec_push(t->arena, &zc, g);
+        uint32_t k = s->nz++;
+        zc[k] = lower(t, st_to_sv(t, fc->signal));
+        kind[k] = SYS_EV_CLOCK;
+        names[k] = st_expr_text(t, fc->signal, NULL, fc->span);
         s->clocks[c].zc = (int32_t)k;
     }
-    s->nz = zc.len;
-    s->zc = zc.data;
+    s->zc = zc;
+    s->zc_kind = kind;
+    s->zc_names = names;
 }
 
 /* ---------- tick order ---------- */
