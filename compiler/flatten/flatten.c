@@ -36,6 +36,7 @@ static FlatModel *flatten_from(Flattener *F, Def *d, PendingVec *mods) {
     connect_prepare_sets(F);
     flatten_deferred(F);
     flatten_connections(F);
+    flatten_orientation_loops(F);
     return diag_error_count() > errors ? NULL : F->m;
 }
 
