@@ -189,6 +189,6 @@ void flatten_orientation_loops(Flattener *F) {
     }
     unite_sets(&L);
     for (uint32_t i = 0; i < F->m->eqs.len; i++)
-        if (F->m->eqs.data[i].kind == FE_NORMAL) defining(&L, &F->m->eqs.data[i]);
+        if (flat_eq_is_regular(F->m->eqs.data[i].kind)) defining(&L, &F->m->eqs.data[i]);
     F->m->redundant = redundant_entries(&L);
 }

@@ -46,17 +46,21 @@ typedef struct {
     uint32_t ninc;
 } SEq;
 
-/* one BLT block (dump and docs; the System only sees its residuals) */
-typedef enum { BK_ASSIGN, BK_STATE_DER, BK_IMPLICIT, BK_LINEAR, BK_NONLINEAR, BK_SPARSE } BlockKind;
-
+/* one BLT block in sv form (the System gets it as a SysBlock) */
 typedef struct {
-    uint8_t kind;      /* BlockKind */
+    uint8_t kind;      /* SysBlockKind */
     uint32_t size;     /* equations = unknowns */
     uint32_t first;    /* into St.bvars / St.beqs */
     uint32_t ntorn;    /* iteration (tearing) variables kept as IDA unknowns */
     uint32_t tfirst;   /* into St.torn */
     Expr *res;         /* size-1 residual blocks: the residual (sv form) */
 } Block;
+
+/* where a relation was written: its flat form and the equation's span */
+typedef struct {
+    Expr *flat;
+    Span span;
+} StRelSrc;
 
 typedef struct {
     FlatModel *m;
@@ -88,6 +92,9 @@ typedef struct {
     int32_t *init_of;  /* y slot -> flat initial relation giving its value + 1, or 0 */
     Expr **alias;      /* flat var -> its value when eliminated as an alias, else NULL */
     unsigned char *eq_alias; /* flat eq -> 1 when consumed by alias elimination */
+    /* relation origins, for the event names (events.c) */
+    HashMap rel_src;   /* relation id (any level) -> StRelSrc */
+    const Span *rel_span; /* while translating a flat equation: its span */
 } St;
 
 static inline bool st_is_unknown(const St *t, uint32_t sv) {
@@ -98,12 +105,14 @@ static inline bool st_is_unknown(const St *t, uint32_t sv) {
 /* structure.c */
 Expr *lower(St *t, Expr *e);            /* VAR(sv) -> Y/YP/P (Z when t->to_init) */
 Expr *st_to_sv(St *t, Expr *flat);      /* flat VAR/DER -> VAR(sv), aliases resolved */
+void st_keep_relation(void *t, Expr *old, Expr *new_); /* ExprNodeWatch: origins */
 uint32_t st_der(St *t, uint32_t sv);    /* d/dt of sv (created on demand) */
 Expr *st_dt(St *t, Expr *e);            /* total time derivative in sv form */
 void st_incidence(St *t, uint32_t e);   /* (re)compute eq[e].inc */
-/* alias.c, init.c */
+/* alias.c, init.c, events.c */
 void struct_alias(St *t);
 void struct_build_init(St *t);
+void struct_events(St *t);
 /* matching.c: Hopcroft-Karp on a CSR graph (rows = equations, adj = columns) */
 typedef struct {
     uint32_t nrows, ncols;
@@ -111,6 +120,8 @@ typedef struct {
     uint32_t *adj;     /* [ptr[nrows]] */
 } StGraph;
 uint32_t st_bip_match(Arena *a, const StGraph *g, int32_t *row_match, int32_t *col_match);
+/* the same from the matching in row_match/col_match (rows matched stay matched) */
+uint32_t st_bip_extend(Arena *a, const StGraph *g, int32_t *row_match, int32_t *col_match);
 /* ... over (eqs accepted by `use_eq`, unknown svs accepted by `use_var`) */
 typedef bool (*StVarFilter)(St *t, uint32_t sv);
 typedef bool (*StEqFilter)(St *t, uint32_t e);
@@ -118,13 +129,20 @@ uint32_t st_match(St *t, StEqFilter use_eq, StVarFilter use_var);
 bool st_augment(St *t, uint32_t e, StVarFilter use_var, unsigned char *veq, unsigned char *vvar,
                 U32Vec *ceq, U32Vec *cvar);
 void st_grow_match(St *t);
-/* pantelides.c */
+/* pantelides.c: Pantelides, then struct_select_states */
 bool struct_index_reduce(St *t);
+void st_singular(St *t, U32Vec *eqs, U32Vec *vars, const char *why); /* located error */
+/* statesel.c: dummy derivatives, state selection, roles */
+bool struct_select_states(St *t);
 /* blt.c */
 bool struct_blt(St *t);
 /* dump.c */
 void struct_report(St *t);
 const char *st_sv_name(St *t, uint32_t sv);
 void st_note_eq(St *t, uint32_t e, const char *what);
+/* "<pre>lhs[ = rhs] (file:line)" for the runtime's messages; flat
+ * expressions when sys is NULL, else over the System's slot names; capped */
+const char *st_expr_text(St *t, const Expr *lhs, const System *sys, Span span);
+const char *st_eq_text(St *t, uint32_t flat, const char *pre, const char *post);
 
 #endif
