@@ -48,8 +48,9 @@ static int select_columns(DyrtRun *r)
     int n = o->nvars ? o->nvars : m->nout;
     r->cols = dyrt_calloc((size_t)n, sizeof *r->cols);
     r->outbuf = dyrt_calloc((size_t)m->nout, sizeof *r->outbuf);
+    r->tickbuf = dyrt_calloc((size_t)m->nout, sizeof *r->tickbuf);
     r->rowbuf = dyrt_calloc((size_t)n + 1, DYRT_FMT_MAX + 1);
-    if (!r->cols || !r->outbuf || !r->rowbuf)
+    if (!r->cols || !r->outbuf || !r->tickbuf || !r->rowbuf)
         return DYRT_EXIT_INTERNAL;
     for (int k = 0; k < n; k++) {
         int i = o->nvars ? dyrt_find(o->vars[k], m->out_names, m->nout) : k;
@@ -163,20 +164,30 @@ int dyrt_output_setup(DyrtRun *r)
     return rc;
 }
 
-/* The row of the current point of the simulation. */
+/* The row of the current point of the simulation: only its columns are
+ * evaluated (copy_columns). */
 int dyrt_output_row(DyrtRun *r)
 {
     double t0 = dyrt_now(), t = dyrt_time(r->sim);
     const double *y = dyrt_y(r->sim), *yp = dyrt_yp(r->sim), *par = dyrt_params(r->sim);
     if (r->need_fn)
         r->m->outputs(t, y, yp, par, r->outbuf);
+    for (int k = 0; k < r->ncols; k++)
+        if (r->col_copy[k] >= 0)
+            r->outbuf[r->cols[k]] = dyrt_model_copy_value(r->m, r->col_copy[k], t, y, yp, par);
+    r->t_output += dyrt_now() - t0;
+    return dyrt_output_values(r, t, r->outbuf);
+}
+
+/* One row of the given output values (all nout of them) at time t. */
+int dyrt_output_values(DyrtRun *r, double t, const double *vals)
+{
+    double t0 = dyrt_now();
     char *p = r->rowbuf;
     p += dyrt_format_double(p, t);
     for (int k = 0; k < r->ncols; k++) {
-        int32_t c = r->col_copy[k];
         *p++ = ',';
-        p += dyrt_format_double(p, c >= 0 ? dyrt_model_copy_value(r->m, c, t, y, yp, par)
-                                          : r->outbuf[r->cols[k]]);
+        p += dyrt_format_double(p, vals[r->cols[k]]);
     }
     *p++ = '\n';
     size_t len = (size_t)(p - r->rowbuf);
