@@ -64,7 +64,8 @@
 enum {
     DYRT_PARAM_FINAL = 1,       /* `final`: -p may not override it */
     DYRT_PARAM_MISSING = 2,     /* value is `missing`: solved at initialization */
-    DYRT_PARAM_DEPENDENT = 4    /* default is an expression of other parameters */
+    DYRT_PARAM_DEPENDENT = 4,   /* default is an expression of other parameters */
+    DYRT_PARAM_REQUIRED = 8     /* no value in the model: must be given (-p) */
 };
 
 /* out_copy_kind: source (low 3 bits) and operations, applied in this order:

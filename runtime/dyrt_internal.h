@@ -105,6 +105,7 @@ int dyrt_check_model(const DyrtModel *m);
 
 /* params.c */
 int dyrt_params_setup(DyrtRun *r);
+int dyrt_params_check(const DyrtRun *r);
 void dyrt_params_list(const DyrtRun *r, FILE *f);
 int dyrt_apply_initials(DyrtRun *r);
 int dyrt_initial_target(const DyrtRun *r, const DyrtNameValue *nv, int *row, int *z);

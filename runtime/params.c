@@ -5,6 +5,9 @@
  * model's param_defaults fills the others in dependency order (so dependent
  * parameters follow their overridden inputs).  `final` parameters cannot be
  * overridden; `missing` ones are unknowns of the initialization system.
+ * Parameters without a value in the model (DYRT_PARAM_REQUIRED) must come
+ * from -p: dyrt_params_check names every one still missing, in one message,
+ * before anything is integrated (after --list-params, which shows them).
  * After param_defaults every parameter that is not `missing` must be finite.
  *
  * --initial NAME=VALUE replaces the starting value of a differential unknown
@@ -50,11 +53,45 @@ static int set_param(DyrtRun *r, const DyrtNameValue *nv)
     return 0;
 }
 
+/* required[i] and not given: no value at all */
+static int unset(const DyrtRun *r, int i)
+{
+    return (r->m->param_flags[i] & DYRT_PARAM_REQUIRED) && !r->given[i];
+}
+
+/* One message naming every required parameter that -p did not give. */
+int dyrt_params_check(const DyrtRun *r)
+{
+    const DyrtModel *m = r->m;
+    int n = 0;
+    for (int i = 0; i < m->np; i++)
+        n += unset(r, i);
+    if (n == 0)
+        return 0;
+    char list[1024], hint[1024];
+    size_t ll = 0, hl = 0;
+    int shown = 0;
+    for (int i = 0; i < m->np && ll < sizeof list && hl < sizeof hint; i++) {
+        if (!unset(r, i))
+            continue;
+        if (shown == 8) {
+            ll += (size_t)snprintf(list + ll, sizeof list - ll, ", ... (%d more)", n - shown);
+            break;
+        }
+        ll += (size_t)snprintf(list + ll, sizeof list - ll, "%s'%s'", shown ? ", " : "", m->param_names[i]);
+        hl += (size_t)snprintf(hint + hl, sizeof hint - hl, "%s-p %s=VALUE", shown ? " " : "", m->param_names[i]);
+        shown++;
+    }
+    dyrt_error("%d parameter%s of '%s' %s no value: %s; give %s with %s", n, n == 1 ? "" : "s",
+               m->name, n == 1 ? "has" : "have", list, n == 1 ? "it" : "them", hint);
+    return DYRT_EXIT_USER;
+}
+
 static int check_finite(const DyrtRun *r)
 {
     const DyrtModel *m = r->m;
     for (int i = 0; i < m->np; i++) {
-        if ((m->param_flags[i] & DYRT_PARAM_MISSING) || isfinite(r->p[i]))
+        if ((m->param_flags[i] & DYRT_PARAM_MISSING) || unset(r, i) || isfinite(r->p[i]))
             continue;
         dyrt_error("parameter '%s' evaluates to %g", m->param_names[i], r->p[i]);
         return DYRT_EXIT_USER;
@@ -90,6 +127,8 @@ static const char *flag_word(unsigned char flags, const unsigned char *given)
 {
     if (flags & DYRT_PARAM_MISSING)
         return "missing";
+    if ((flags & DYRT_PARAM_REQUIRED) && !*given)
+        return "required";
     if (flags & DYRT_PARAM_FINAL)
         return "final";
     if (*given)
@@ -97,7 +136,7 @@ static const char *flag_word(unsigned char flags, const unsigned char *given)
     return flags & DYRT_PARAM_DEPENDENT ? "dependent" : "";
 }
 
-/* One line per parameter: name, value, and final/missing/dependent/set. */
+/* One line per parameter: name, value, and final/missing/required/dependent/set. */
 void dyrt_params_list(const DyrtRun *r, FILE *f)
 {
     const DyrtModel *m = r->m;
@@ -107,7 +146,7 @@ void dyrt_params_list(const DyrtRun *r, FILE *f)
             width = (int)strlen(m->param_names[i]);
     for (int i = 0; i < m->np; i++) {
         const char *w = flag_word(m->param_flags[i], &r->given[i]);
-        if (m->param_flags[i] & DYRT_PARAM_MISSING)
+        if ((m->param_flags[i] & DYRT_PARAM_MISSING) || unset(r, i))
             fprintf(f, "%-*s  %-24s  %s\n", width, m->param_names[i], "?", w);
         else
             fprintf(f, "%-*s  %-24.17g  %s\n", width, m->param_names[i], r->p[i], w);

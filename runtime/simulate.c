@@ -73,6 +73,8 @@ static int prepare(DyrtRun *r, int *listed)
         return 0;
     }
     if (!rc)
+        rc = dyrt_params_check(r);
+    if (!rc)
         rc = dyrt_output_setup(r);
     return rc;
 }

@@ -120,7 +120,7 @@ static void check_def(void *ud, Def *def) {
     }
     unsigned errors = diag_error_count();
     ExprCtx *ctx = expr_ctx_new(c->d->arena);
-    FlatModel *m = flatten_component(c->p, def, ctx);
+    FlatModel *m = flatten(c->p, def, ctx);
     if (m) flat_check_units(m, c->d->werror_units);
     if (m) flat_check_balance(m, def);
     c->checked++;

@@ -128,16 +128,6 @@ static void equate(Flattener *F, FlatEqKind k, Elem *el, Val *v, Span sp) {
         add_eq(F, k, var_leaf(F, el->var + i), val_at(v, i), el->owner->path, sp);
 }
 
-static void missing_value(Flattener *F, Elem *el) {
-    FlatVar *v = &F->m->vars.data[el->var];
-    if (F->lenient_top && el->owner == F->top) return;
-    diag_error(el->decl->span, "parameter `%s` has no value; give it one with a modifier, e.g. `%s = ...`",
-               v->name, el->name);
-    Inst *o = el->owner;
-    while (o && !o->elem && o->parent) o = o->parent;
-    if (o && o->elem) diag_note(o->elem->decl->span, "`%s` is declared here without a value for `%s`", o->path, el->name);
-}
-
 /* a parameter's value may use parameters only (not variables or time) */
 static bool param_value_ok(Flattener *F, Elem *el, Expr *x, AstNode *at) {
     if (expr_is_const(x)) return true;
@@ -180,9 +170,7 @@ static void var_binding(Flattener *F, Elem *el) {
                 else break;
         }
         else equate(F, FE_NORMAL, el, &x, val->span);
-    } else if (!val && v->kind == FV_PARAMETER) {
-        missing_value(F, el);
-    }
+    } /* a parameter without a value stays free: -p gives it at run time (params.c) */
     AstNode *init = el->initial.expr;
     if (init && init->kind != AST_MISSING && binding_val(F, el, &el->initial, &x))
         equate(F, FE_INITIAL, el, &x, init->span);

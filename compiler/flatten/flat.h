@@ -78,11 +78,9 @@ typedef struct FlatModel {
 } FlatModel;
 
 /* Flatten component (or analysis) `d`.  Errors go through diag_*; returns
- * NULL if any. */
+ * NULL if any.  A parameter without a value stays free (value NULL): it is
+ * given at run time (-p), and the runtime refuses to start without it. */
 FlatModel *flatten(Program *p, Def *d, ExprCtx *ctx);
-/* The same for `dyadc check`: `d` is a library component, so its own
- * parameters may lack values (they are given where it is used). */
-FlatModel *flatten_component(Program *p, Def *d, ExprCtx *ctx);
 
 /* Balance: equations vs unknowns, where the flows and inputs of the
  * component's own connectors count as given (Modelica's rule for a

@@ -50,24 +50,19 @@ static FlatModel *flatten_from(Flattener *F, Def *d, PendingVec *mods) {
     return diag_error_count() > errors ? NULL : F->m;
 }
 
-static FlatModel *flatten_opts(Program *p, Def *d, ExprCtx *ctx, bool lenient) {
+FlatModel *flatten(Program *p, Def *d, ExprCtx *ctx) {
     if (d->node->kind != AST_COMPONENT && d->node->kind != AST_ANALYSIS) {
         diag_error(d->node->span, "`%s` is not a component", d->qname);
         return NULL;
     }
     Flattener F = {0};
     flattener_init(&F, p, ctx);
-    F.lenient_top = lenient;
     F.m = ARENA_NEW(p->arena, FlatModel);
     F.m->ctx = ctx;
     F.m->name = d->qname;
     if (d->node->kind == AST_ANALYSIS) return flatten_analysis(&F, d);
     return flatten_from(&F, d, NULL);
 }
-
-FlatModel *flatten(Program *p, Def *d, ExprCtx *ctx) { return flatten_opts(p, d, ctx, false); }
-
-FlatModel *flatten_component(Program *p, Def *d, ExprCtx *ctx) { return flatten_opts(p, d, ctx, true); }
 
 FlatModel *flatten_model_of(Flattener *F, Def *d, PendingVec *mods) { return flatten_from(F, d, mods); }
 

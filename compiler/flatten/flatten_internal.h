@@ -127,7 +127,6 @@ typedef struct Flattener {
     ExprCtx *ctx;
     FlatModel *m;
     Inst *top;
-    bool lenient_top;       /* check: a top-level parameter may lack a value */
     Vec(Elem *) var_elems;  /* flat variable index -> element */
     Vec(uint32_t) var_elem_off; /* flat variable index -> offset inside its element */
     Sym s_der, s_time, s_pi, s_pi_u, s_ifelse, s_Real, s_Integer, s_Boolean, s_String;

@@ -180,6 +180,7 @@ static void build_params(St *t) {
         s->param_flags[p] = (v->is_final || v->kind == FV_CONSTANT ? DYRT_PARAM_FINAL : 0) |
                             (v->kind == FV_PARAM_MISSING ? DYRT_PARAM_MISSING : 0);
         s->param_default[p] = v->value ? lower(t, v->value) : NULL;
+        if (!v->value && v->kind == FV_PARAMETER) s->param_flags[p] |= DYRT_PARAM_REQUIRED;
         if (v->value && !expr_is_const(s->param_default[p])) s->param_flags[p] |= DYRT_PARAM_DEPENDENT;
         t->pz[p] = -1;
     }

@@ -279,6 +279,66 @@ START_TEST(rectifier_events) {
 }
 END_TEST
 
+/* ---- parameters without a value (e2e/required.dyad) ----------------------
+ * They check cleanly; without -p the run stops before integrating with one
+ * message naming all three (and no CSV); --list-params marks them required;
+ * given with -p (also to a built simulator), x = x0 e^{-t/tau} and the
+ * dependent gain = 2 b.tau follows. */
+static void check_decays(const char *csv) {
+    StCsv c = read_csv(csv);
+    int ka = col(&c, "a.x"), kb = col(&c, "b.x"), ky = col(&c, "y");
+    double err = 0;
+    for (int r = 0; r < c.nrows; r++) {
+        double t = st_csv(&c, r, 0);
+        err = fmax(err, fabs(st_csv(&c, r, ka) - exp(-t)));
+        err = fmax(err, fabs(st_csv(&c, r, kb) - 3 * exp(-t / 2)));
+        err = fmax(err, fabs(st_csv(&c, r, ky) - 4 * 3 * exp(-t / 2)));
+    }
+    fprintf(stderr, "required parameters: max error %.3g over %d rows\n", err, c.nrows);
+    ck_assert_int_eq(c.nrows, 501);
+    ck_assert_msg(err < 1e-6, "decay error %g", err);
+    st_csv_free(&c);
+}
+
+START_TEST(required_parameters) {
+    char *check[] = {(char *)DYADC, "check", (char *)E2E("required.dyad"), "--no-stdlib", NULL};
+    ck_assert_int_eq(st_run(check, "e2e_req_check.log"), 0);
+    remove("e2e_req.csv");
+    char *none[] = {(char *)DYADC, "run", (char *)E2E("required.dyad"), "--no-stdlib", "--model",
+                    "TwoDecays", "-p", "b.tau=2", "-o", "e2e_req.csv", NULL};
+    ck_assert_int_eq(st_run(none, "e2e_req_none.log"), 1);
+    char *text = st_slurp("e2e_req_none.log");
+    fprintf(stderr, "TwoDecays without -p: %s", text);
+    assert_contains(text, "error: 2 parameters of 'TwoDecays' have no value: 'a.x0', 'b.x0'; "
+                          "give them with -p a.x0=VALUE -p b.x0=VALUE");
+    ck_assert_msg(strstr(text, "b.tau") == NULL, "b.tau was given:\n%s", text);
+    ck_assert_msg(access("e2e_req.csv", F_OK) != 0, "a CSV was written before the check");
+    free(text);
+    char *list[] = {(char *)DYADC, "run", (char *)E2E("required.dyad"), "--no-stdlib", "--model",
+                    "TwoDecays", "--list-params", NULL};
+    ck_assert_int_eq(st_run(list, "e2e_req_list.log"), 0);
+    text = st_slurp("e2e_req_list.log");
+    for (const char *p = "a.x0\0b.tau\0b.x0\0"; *p; p += strlen(p) + 1) {
+        const char *line = strstr(text, p);
+        ck_assert_msg(line && strstr(line, "required") && strstr(line, "required") < strchr(line, '\n'),
+                      "%s not marked required:\n%s", p, text);
+    }
+    free(text);
+    char *run[] = {(char *)DYADC, "run", (char *)E2E("required.dyad"), "--no-stdlib", "--model",
+                   "TwoDecays", "-p", "a.x0=1", "-p", "b.tau=2", "-p", "b.x0=3", "--stop", "2",
+                   "--rtol", "1e-9", "--atol", "1e-11", "-o", "e2e_req.csv", NULL};
+    ck_assert_int_eq(st_run(run, "e2e_req_run.log"), 0);
+    check_decays("e2e_req.csv");
+    char *build[] = {(char *)DYADC, "build", (char *)E2E("required.dyad"), "--no-stdlib", "--model",
+                     "TwoDecays", "-o", "e2e_req_exe", NULL};
+    ck_assert_int_eq(st_run(build, "e2e_req_build.log"), 0);
+    char *exe[] = {"./e2e_req_exe", "-p", "a.x0=1", "-p", "b.tau=2", "-p", "b.x0=3", "--stop", "2",
+                   "--rtol", "1e-9", "--atol", "1e-11", "-o", "e2e_req_exe.csv", NULL};
+    ck_assert_int_eq(st_run(exe, "e2e_req_exe.log"), 0);
+    check_decays("e2e_req_exe.csv");
+}
+END_TEST
+
 /* ---- --plot: gnuplot draws the CSV; without gnuplot a clear message ----- */
 
 static int file_starts_with(const char *path, const char *magic, size_t n) {
@@ -342,6 +402,7 @@ static Suite *suite(void) {
     tcase_add_test(tc, failed_initialization);
     tcase_add_test(tc, failed_assertion);
     tcase_add_test(tc, rectifier_events);
+    tcase_add_test(tc, required_parameters);
     tcase_add_test(tc, plot_png_svg_and_no_gnuplot);
     suite_add_tcase(s, tc);
     return s;
