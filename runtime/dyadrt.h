@@ -6,14 +6,20 @@
  * parameters, solves the initialization system, integrates F(t, y, y', p) = 0
  * with SUNDIALS IDA and writes the result CSV.
  *
- * Two entry points:
+ * Three entry points:
  *   dyrt_main      -- the whole simulator: argv in, exit status out.  The
  *                     standalone executable is `main` calling it (main.c).
  *   dyrt_simulate  -- in-process use (the JIT path of `dyadc run`): the
  *                     caller fills a DyrtOptions, e.g. with dyrt_options_parse.
- * Both return a process exit status: DYRT_EXIT_OK, DYRT_EXIT_USER (bad option,
- * failed initialization or simulation) or DYRT_EXIT_INTERNAL (a malformed
- * model descriptor, an allocation failure, a SUNDIALS setup error).
+ *   DyrtSim        -- the simulation handle, SUNDIALS style: dyrt_create,
+ *                     dyrt_set_*, dyrt_init, dyrt_step_to, dyrt_get*,
+ *                     dyrt_free.  dyrt_simulate is one client of it (it adds
+ *                     the CSV, the plot and the progress line); an FMI
+ *                     co-simulation wrapper or an ensemble driver is another.
+ * Every int-returning function returns a process exit status: DYRT_EXIT_OK,
+ * DYRT_EXIT_USER (bad option or name, failed initialization or simulation)
+ * or DYRT_EXIT_INTERNAL (a malformed model descriptor, an allocation
+ * failure, a SUNDIALS setup error, a call out of sequence).
  * Diagnostics go to stderr as `error: message`.  Nothing is global: the
  * functions may be called many times in one process.
  */
@@ -94,6 +100,86 @@ int dyrt_simulate(const DyrtModel *m, const DyrtOptions *o);
 
 /* The standalone simulator: parse argv, simulate, return the exit status. */
 int dyrt_main(const DyrtModel *m, int argc, char **argv);
+
+/* ---- The simulation handle ----
+ *
+ * Calling sequence:
+ *   s = dyrt_create(m)                       checks the descriptor
+ *   dyrt_set_times / _tolerances / _max_step settings (model defaults else)
+ *   dyrt_set_param* / dyrt_eval_params       parameter values
+ *   dyrt_set_initial                         --initial overrides
+ *   dyrt_init(s, tout1)                      initialization, IDA, consistent
+ *                                            values at start (time = start)
+ *   dyrt_step_to(s, tout) ...                tout ascending, <= stop
+ *   dyrt_time / dyrt_get / dyrt_outputs ...  the current point
+ *   dyrt_free(s)
+ * Setters are accepted only before dyrt_init, dyrt_step_to only after a
+ * successful one; out of sequence, or after a failure, they return
+ * DYRT_EXIT_INTERNAL with an `error:` line.  Nothing is global: any number
+ * of handles may live in one process. */
+typedef struct DyrtSim DyrtSim;
+
+/* A handle for model m (checked first), with the model's default settings
+ * and no parameter set.  NULL (after `error: ...`) on a malformed
+ * descriptor or when out of memory. */
+DyrtSim *dyrt_create(const DyrtModel *m);
+void dyrt_free(DyrtSim *s);
+
+/* Settings, before dyrt_init.  stop >= start; rtol, atol >= 0, not both 0;
+ * dtmax >= 0 (0: unlimited).  verbose: also warn about IDACalcIC polish
+ * failures. */
+int dyrt_set_times(DyrtSim *s, double start, double stop);
+int dyrt_set_tolerances(DyrtSim *s, double rtol, double atol);
+int dyrt_set_max_step(DyrtSim *s, double dtmax);
+void dyrt_set_verbose(DyrtSim *s, int verbose);
+
+/* Parameter i (0 <= i < np) or by name; refused (USER) for `final` and
+ * `missing` parameters and unknown names (with a suggestion). */
+int dyrt_set_param(DyrtSim *s, const char *name, double value);
+int dyrt_set_param_index(DyrtSim *s, int i, double value);
+/* Defaults of every parameter not set, in dependency order; each must be
+ * finite (else USER).  dyrt_init calls it; call it earlier to read them. */
+int dyrt_eval_params(DyrtSim *s);
+/* The parameter values (np of them, then the modes), valid after
+ * dyrt_eval_params; print them as --list-params does. */
+const double *dyrt_params(const DyrtSim *s);
+void dyrt_list_params(const DyrtSim *s, FILE *f);
+
+/* --initial NAME=VALUE (see DyrtOptions); the name is checked by dyrt_init. */
+int dyrt_set_initial(DyrtSim *s, const char *name, double value);
+
+/* Parameters, the initialization system, IDA, the modes and consistent
+ * values at the start time.  tout1 is the first time a solution will be
+ * asked for (the direction and scale of t for IDACalcIC). */
+int dyrt_init(DyrtSim *s, double tout1);
+
+/* Integrate from the current time to tout (start <= tout <= stop, not
+ * before the current time), handling events and the model's stop times on
+ * the way.  On failure the current point is where the integrator stopped;
+ * when an assertion failed at an event, dyrt_failed_assert tells which and
+ * the current point is the located event. */
+int dyrt_step_to(DyrtSim *s, double tout);
+int dyrt_failed_assert(const DyrtSim *s);   /* 1 + index, or 0 */
+/* The assertions at the current point: 0, or USER after `error: assertion failed ...`. */
+int dyrt_check_asserts(DyrtSim *s);
+
+/* The current point. */
+double dyrt_time(const DyrtSim *s);
+double dyrt_stop_time(const DyrtSim *s);
+const double *dyrt_y(const DyrtSim *s);     /* [ny] */
+const double *dyrt_yp(const DyrtSim *s);    /* [ny] */
+/* Every output column at the current point into out[0..nout). */
+void dyrt_outputs(const DyrtSim *s, double *out);
+/* One output column: by index (0 <= i < nout) or by name (-1: no such). */
+int dyrt_find_output(const DyrtSim *s, const char *name);
+int dyrt_get(DyrtSim *s, int i, double *value);
+int dyrt_get_by_name(DyrtSim *s, const char *name, double *value);
+
+/* -v statistics of the solver (sizes, steps, evaluations, events,
+ * initialization), and the last message of SUNDIALS ("" when none). */
+void dyrt_print_stats(const DyrtSim *s, FILE *f);
+const char *dyrt_solver_message(const DyrtSim *s);
+double dyrt_init_seconds(const DyrtSim *s);
 
 /* The model's functions together with its data tables (dyad_model.h, "Data
  * instead of code"): what m->param_defaults, m->start and m->outputs compute

@@ -1,11 +1,13 @@
 /*
  * dyrt_internal.h -- what the runtime's source files share; not installed.
  *
- * One DyrtRun holds everything a simulation needs.  It is allocated and
- * filled at setup (params.c, output.c, init.c, integrate.c), used by the
- * integration loop without any further allocation, and freed at the end
- * (simulate.c).  Every function returns a DYRT_EXIT_* status and prints its
- * own `error: ...` line.
+ * A DyrtSim (sim.c) is the solver state of one simulation: parameters,
+ * modes, the initialization result, IDA.  It is allocated at dyrt_create and
+ * dyrt_init (params.c, init.c, solver.c), used by the integration loop
+ * (integrate.c, events.c) without any further allocation, and freed by
+ * dyrt_free.  A DyrtRun (simulate.c, output.c, plot.c) is the CSV sink of
+ * dyrt_simulate around one DyrtSim.  Every function returns a DYRT_EXIT_*
+ * status and prints its own `error: ...` line.
  */
 #ifndef DYRT_INTERNAL_H
 #define DYRT_INTERNAL_H
@@ -45,18 +47,25 @@ typedef struct DyrtStats {
     long events;               /* zero crossings handled */
     long reinits;              /* IDAReInit calls (events and tstops) */
     double event_t[DYRT_EVENT_LOG]; /* times of the first events, for -v */
-    double t_setup, t_init, t_integrate; /* wall seconds per phase (integration
-                                            without writing the output) */
-    double t_output;           /* wall seconds computing and writing output rows */
+    double t_init;             /* wall seconds in dyrt_init */
 } DyrtStats;
 
-typedef struct DyrtRun {
+/* Lifecycle of a DyrtSim: settings and parameters are accepted only while
+ * CREATED; dyrt_step_to only while READY; a failure is final. */
+typedef enum DyrtSimPhase {
+    DYRT_SIM_CREATED, DYRT_SIM_READY, DYRT_SIM_FAILED
+} DyrtSimPhase;
+
+/* The solver state of one simulation (the handle of dyadrt.h).  Allocated
+ * by dyrt_create (parameter arrays) and dyrt_init (initial values, IDA);
+ * the integration allocates nothing. */
+struct DyrtSim {
     const DyrtModel *m;
-    const DyrtOptions *o;
-    /* resolved settings */
+    DyrtSimPhase phase;
+    /* settings */
     double start, stop, rtol, atol, dtmax;
-    double *touts;             /* [ntouts] output times, ascending */
-    long ntouts;
+    int verbose;               /* warnings that only -v shows */
+    double t;                  /* current time (IDA's, after dyrt_step_to) */
     /* parameters and state */
     double *p;                 /* [np + nmodes]: parameters, then the modes */
     double *gbuf;              /* [nz] zero-crossing values (mode updates) */
@@ -64,15 +73,9 @@ typedef struct DyrtRun {
     double *ytmp, *yptmp;      /* [ny] look-ahead point (modes at g = 0) */
     unsigned char *given;      /* [np] */
     double *y0, *yp0;          /* [ny] consistent start (before IDA) */
-    /* output */
-    FILE *out;                 /* result CSV */
-    int close_out;             /* 1 when out is ours to fclose */
-    char out_path[512];        /* its path, for --plot */
-    int *cols;                 /* [ncols] indices into outputs */
-    int ncols;
-    double *outbuf;            /* [nout] */
-    char *rowbuf;              /* one formatted CSV row, written with one fwrite */
-    long rows;                 /* rows written */
+    double *outbuf;            /* [nout] scratch row for dyrt_get */
+    DyrtNameValue *initials;   /* dyrt_set_initial, in call order (owned names) */
+    int ninitials;
     /* IDA */
     SUNContext ctx;
     void *ida;
@@ -83,14 +86,37 @@ typedef struct DyrtRun {
     double *jvals;             /* [jac_nnz] scratch for the dense path */
     int *rootsfound;           /* [nz] */
     double tstop_done;         /* the last model tstop restarted at */
+    double chatter_t;          /* time of the last event ... */
+    int chatter_count;         /* ... and the events within the window of it */
+    int failed_assert;         /* 1 + index of the assertion that failed at an event */
     /* diagnostics */
     int bad_res;               /* index of the last non-finite residual, -1 */
     char ida_msg[256];         /* last message of SUNDIALS' error handler */
+    DyrtStats stats;
+};
+
+/* The CSV sink of dyrt_simulate: output times, columns, the file, the
+ * plot and the progress line, around one DyrtSim. */
+typedef struct DyrtRun {
+    DyrtSim *sim;
+    const DyrtModel *m;
+    const DyrtOptions *o;
+    double *touts;             /* [ntouts] output times, ascending */
+    long ntouts;
+    FILE *out;                 /* result CSV */
+    int close_out;             /* 1 when out is ours to fclose */
+    char out_path[512];        /* its path, for --plot */
+    int *cols;                 /* [ncols] indices into outputs */
+    int ncols;
+    double *outbuf;            /* [nout] */
+    char *rowbuf;              /* one formatted CSV row, written with one fwrite */
+    long rows;                 /* rows written */
     double t_begin;            /* wall clock at start, for the progress line */
     double t_progress;         /* wall clock of the last progress line */
     int tty;                   /* stderr is a terminal: progress line */
     int progress_shown;
-    DyrtStats stats;
+    double t_setup, t_integrate; /* wall seconds per phase (integration without output) */
+    double t_output;           /* wall seconds computing and writing output rows */
 } DyrtRun;
 
 /* util.c */
@@ -103,35 +129,41 @@ int dyrt_find(const char *name, const char *const *names, int n);
 void *dyrt_calloc(size_t n, size_t size);
 int dyrt_check_model(const DyrtModel *m);
 
+/* sim.c: 0 when s is in `phase`, else `error: internal: <fn> called ...` */
+int dyrt_sim_expect(const DyrtSim *s, DyrtSimPhase phase, const char *fn);
+
 /* params.c */
-int dyrt_params_setup(DyrtRun *r);
-int dyrt_params_check(const DyrtRun *r);
-void dyrt_params_list(const DyrtRun *r, FILE *f);
-int dyrt_apply_initials(DyrtRun *r);
-int dyrt_initial_target(const DyrtRun *r, const DyrtNameValue *nv, int *row, int *z);
+int dyrt_params_alloc(DyrtSim *s);
+int dyrt_params_defaults(DyrtSim *s);
+int dyrt_params_check(const DyrtSim *s);
+int dyrt_apply_initials(DyrtSim *s);
+int dyrt_initial_target(const DyrtSim *s, const DyrtNameValue *nv, int *row, int *z);
 
 /* output.c */
 int dyrt_output_setup(DyrtRun *r);
-int dyrt_output_row(DyrtRun *r, double t, const double *y, const double *yp);
+int dyrt_output_row(DyrtRun *r);
 void dyrt_output_close(DyrtRun *r);
 
 /* init.c */
-int dyrt_initialize(DyrtRun *r);
+int dyrt_initialize(DyrtSim *s);
 
 /* plot.c */
 int dyrt_plot_check(const char *plot, const char *output);
 int dyrt_plot(const DyrtRun *r, const char *csv);
 
 /* events.c */
-int dyrt_modes_from_signs(DyrtRun *r, double t, const double *y, const double *yp,
+int dyrt_modes_from_signs(DyrtSim *s, double t, const double *y, const double *yp,
                           const int *keep);
-int dyrt_modes_from_roots(DyrtRun *r, double t);
+int dyrt_modes_from_roots(DyrtSim *s, double t);
+
+/* solver.c */
+int dyrt_integrate_setup(DyrtSim *s);
+void dyrt_integrate_free(DyrtSim *s);
 
 /* integrate.c */
-int dyrt_integrate_setup(DyrtRun *r);
-int dyrt_integrate(DyrtRun *r);
-void dyrt_integrate_stats(const DyrtRun *r, FILE *f);
-void dyrt_integrate_free(DyrtRun *r);
+int dyrt_initial_values(DyrtSim *s, double tout1);
+int dyrt_advance(DyrtSim *s, double tout);
+int dyrt_asserts_at(DyrtSim *s, double t, const double *y, const double *yp);
 
 /* solver.c: the smallest step that still makes progress at time t */
 double dyrt_min_step(double t);

@@ -30,23 +30,23 @@
 
 /* Signs just after t along y' for the functions that are exactly 0 at t
  * (pending[k]); returns the number of modes changed. */
-static int look_ahead(DyrtRun *r, double t, const double *y, const double *yp,
+static int look_ahead(DyrtSim *s, double t, const double *y, const double *yp,
                       const unsigned char *pending)
 {
-    const DyrtModel *m = r->m;
-    double span = r->stop - r->start;
+    const DyrtModel *m = s->m;
+    double span = s->stop - s->start;
     double dt = 1e-6 * (span > 0 ? span : 1.0);
     for (int32_t i = 0; y && yp && i < m->ny; i++) {
-        r->ytmp[i] = y[i] + dt * yp[i];
-        r->yptmp[i] = yp[i];
+        s->ytmp[i] = y[i] + dt * yp[i];
+        s->yptmp[i] = yp[i];
     }
-    m->zero_crossings(t + dt, y ? r->ytmp : NULL, yp ? r->yptmp : NULL, r->p, r->gbuf);
-    double *mode = r->p + m->np;
+    m->zero_crossings(t + dt, y ? s->ytmp : NULL, yp ? s->yptmp : NULL, s->p, s->gbuf);
+    double *mode = s->p + m->np;
     int changed = 0;
     for (int32_t k = 0; k < m->nmodes; k++) {
-        if (!pending[k] || r->gbuf[k] == 0)
+        if (!pending[k] || s->gbuf[k] == 0)
             continue;
-        double want = r->gbuf[k] > 0 ? 1.0 : 0.0;
+        double want = s->gbuf[k] > 0 ? 1.0 : 0.0;
         if (mode[k] != want) {
             mode[k] = want;
             changed++;
@@ -59,55 +59,55 @@ static int look_ahead(DyrtRun *r, double t, const double *y, const double *yp,
  * keep == NULL means the start: every function, and those exactly 0 are
  * decided by look_ahead (the first 256; more is a model we have not met).
  * Returns the number of modes changed. */
-int dyrt_modes_from_signs(DyrtRun *r, double t, const double *y, const double *yp,
+int dyrt_modes_from_signs(DyrtSim *s, double t, const double *y, const double *yp,
                           const int *keep)
 {
-    const DyrtModel *m = r->m;
+    const DyrtModel *m = s->m;
     if (m->nmodes <= 0)
         return 0;
-    m->zero_crossings(t, y, yp, r->p, r->gbuf);
-    double *mode = r->p + m->np;
+    m->zero_crossings(t, y, yp, s->p, s->gbuf);
+    double *mode = s->p + m->np;
     unsigned char pending[256] = {0};
     int changed = 0, any_pending = 0;
     for (int32_t k = 0; k < m->nmodes; k++) {
         if (keep && keep[k])
             continue;
-        if (r->gbuf[k] == 0) {
+        if (s->gbuf[k] == 0) {
             if (!keep && k < 256)
                 pending[k] = any_pending = 1;
             continue;
         }
-        double want = r->gbuf[k] > 0 ? 1.0 : 0.0;
+        double want = s->gbuf[k] > 0 ? 1.0 : 0.0;
         if (mode[k] != want) {
             mode[k] = want;
             changed++;
         }
     }
     if (any_pending && m->nmodes <= 256)
-        changed += look_ahead(r, t, y, yp, pending);
+        changed += look_ahead(s, t, y, yp, pending);
     return changed;
 }
 
-/* Modes of the functions in r->rootsfound (IDAGetRootInfo) from the
+/* Modes of the functions in s->rootsfound (IDAGetRootInfo) from the
  * crossing direction.  Returns the number of modes changed; without modes,
  * 1 when any root was found (so the caller restarts as before). */
-int dyrt_modes_from_roots(DyrtRun *r, double t)
+int dyrt_modes_from_roots(DyrtSim *s, double t)
 {
-    const DyrtModel *m = r->m;
+    const DyrtModel *m = s->m;
     double window = DYRT_EVENT_DEBOUNCE * fmax(1.0, fabs(t));
     int changed = 0;
     for (int32_t k = 0; k < m->nz; k++) {
-        if (r->rootsfound[k] == 0)
+        if (s->rootsfound[k] == 0)
             continue;
         if (m->nmodes <= 0) {
             changed = 1;
             continue;
         }
-        double want = r->rootsfound[k] > 0 ? 1.0 : 0.0;
-        if (r->p[m->np + k] == want || fabs(t - r->zc_last[k]) <= window)
+        double want = s->rootsfound[k] > 0 ? 1.0 : 0.0;
+        if (s->p[m->np + k] == want || fabs(t - s->zc_last[k]) <= window)
             continue;              /* no change, or jitter: not an event */
-        r->p[m->np + k] = want;
-        r->zc_last[k] = t;
+        s->p[m->np + k] = want;
+        s->zc_last[k] = t;
         changed++;
     }
     return changed;

@@ -309,9 +309,9 @@ static int find_entry(const Newton *nw, int row, int col)
 
 /* The --initial overrides as (row, z, position, value); a repeated row
  * keeps the last value. */
-static int setup_overrides(Newton *nw, const DyrtRun *r)
+static int setup_overrides(Newton *nw, const DyrtSim *s)
 {
-    int n = r->o->ninitials;
+    int n = s->ninitials;
     if (n == 0)
         return 0;
     nw->over_row = dyrt_calloc((size_t)n, sizeof(int));
@@ -322,9 +322,9 @@ static int setup_overrides(Newton *nw, const DyrtRun *r)
     if (!nw->over_row || !nw->over_z || !nw->over_pos || !nw->over_val || !nw->row_over)
         return DYRT_EXIT_INTERNAL;
     for (int k = 0; k < n; k++) {
-        const DyrtNameValue *nv = &r->o->initials[k];
+        const DyrtNameValue *nv = &s->initials[k];
         int row, z;
-        int rc = dyrt_initial_target(r, nv, &row, &z);
+        int rc = dyrt_initial_target(s, nv, &row, &z);
         if (rc)
             return rc;
         int pos = find_entry(nw, row, z);
@@ -347,10 +347,10 @@ static int setup_overrides(Newton *nw, const DyrtRun *r)
     return 0;
 }
 
-static int solve_init_system(DyrtRun *r)
+static int solve_init_system(DyrtSim *s)
 {
-    const DyrtModel *m = r->m;
-    Newton nw = {.m = m, .p = r->p, .t0 = r->start};
+    const DyrtModel *m = s->m;
+    Newton nw = {.m = m, .p = s->p, .t0 = s->start};
     int rc = newton_alloc(&nw, m);
     if (!rc) {
         klu_defaults(&nw.common);
@@ -362,31 +362,31 @@ static int solve_init_system(DyrtRun *r)
         }
     }
     if (!rc)
-        rc = setup_overrides(&nw, r);
+        rc = setup_overrides(&nw, s);
     if (!rc) {
-        m->init_guess(r->start, r->p, nw.z);
+        m->init_guess(s->start, s->p, nw.z);
         for (int k = 0; k < nw.nover; k++)
             nw.z[nw.over_z[k]] = nw.over_val[k];
         rc = newton_solve(&nw);
     }
     if (!rc)
-        m->init_finish(r->start, nw.z, r->p, r->y0, r->yp0);
-    r->stats.init_iters = nw.iters;
-    r->stats.init_res_evals = nw.evals;
+        m->init_finish(s->start, nw.z, s->p, s->y0, s->yp0);
+    s->stats.init_iters = nw.iters;
+    s->stats.init_res_evals = nw.evals;
     newton_free(&nw);
     return rc;
 }
 
-static int check_solution(const DyrtRun *r)
+static int check_solution(const DyrtSim *s)
 {
-    const DyrtModel *m = r->m;
+    const DyrtModel *m = s->m;
     for (int i = 0; i < m->np; i++)
-        if (!isfinite(r->p[i])) {
-            dyrt_error("initialization failed: parameter '%s' = %g", m->param_names[i], r->p[i]);
+        if (!isfinite(s->p[i])) {
+            dyrt_error("initialization failed: parameter '%s' = %g", m->param_names[i], s->p[i]);
             return DYRT_EXIT_USER;
         }
     for (int i = 0; i < m->ny; i++)
-        if (!isfinite(r->y0[i]) || !isfinite(r->yp0[i])) {
+        if (!isfinite(s->y0[i]) || !isfinite(s->yp0[i])) {
             dyrt_error("initialization failed: start value of '%s' is not finite",
                        m->y_names ? m->y_names[i] : "?");
             return DYRT_EXIT_USER;
@@ -394,20 +394,20 @@ static int check_solution(const DyrtRun *r)
     return 0;
 }
 
-int dyrt_initialize(DyrtRun *r)
+int dyrt_initialize(DyrtSim *s)
 {
-    const DyrtModel *m = r->m;
-    r->y0 = dyrt_calloc((size_t)m->ny, sizeof *r->y0);
-    r->yp0 = dyrt_calloc((size_t)m->ny, sizeof *r->yp0);
-    if (!r->y0 || !r->yp0)
+    const DyrtModel *m = s->m;
+    s->y0 = dyrt_calloc((size_t)m->ny, sizeof *s->y0);
+    s->yp0 = dyrt_calloc((size_t)m->ny, sizeof *s->yp0);
+    if (!s->y0 || !s->yp0)
         return DYRT_EXIT_INTERNAL;
     int rc;
     if (m->init_n > 0) {
-        rc = solve_init_system(r);  /* with the --initial overrides */
+        rc = solve_init_system(s);  /* with the --initial overrides */
     } else {
         if (m->ny > 0)
-            dyrt_model_start(m, r->start, r->p, r->y0, r->yp0);
-        rc = dyrt_apply_initials(r);
+            dyrt_model_start(m, s->start, s->p, s->y0, s->yp0);
+        rc = dyrt_apply_initials(s);
     }
-    return rc ? rc : check_solution(r);
+    return rc ? rc : check_solution(s);
 }

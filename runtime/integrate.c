@@ -1,12 +1,13 @@
 /*
- * integrate.c -- the integration loop: consistent initial values
- * (IDACalcIC), IDA_NORMAL steps towards each output time, stop times
- * (the model's tstops and the final time), events, assertions, honest
- * failure messages and the progress line.
+ * integrate.c -- the integration loop of a DyrtSim: consistent initial
+ * values (IDACalcIC), IDA_NORMAL steps towards the time asked for
+ * (dyrt_step_to), stop times (the model's tstops and the final time),
+ * events, assertions at events, honest failure messages.
  *
- * Invariants: every output row is written (and flushed) as soon as it is
- * known; on any failure the rows so far stay in the file and the run
- * returns DYRT_EXIT_USER.  Nothing here allocates.
+ * Invariants: a failure returns DYRT_EXIT_USER with the integrator's
+ * current point kept (the caller writes what it has); an assertion that
+ * fails at an event leaves the located event as the current point.
+ * Nothing here allocates.
  *
  * Discontinuities: at a root of a zero-crossing function (IDA_ROOT_RETURN)
  * and at a model tstop (IDA_TSTOP_RETURN), the residual may change branch,
@@ -64,14 +65,14 @@ static const char *flag_text(int flag)
 }
 
 /* `error: simulation failed at t = ...: <what> (last step size h = ...)` */
-static int sim_failed(DyrtRun *r, int flag, const char *what)
+static int sim_failed(DyrtSim *s, int flag, const char *what)
 {
-    double t = r->start, h = 0;
-    IDAGetCurrentTime(r->ida, &t);
-    IDAGetLastStep(r->ida, &h);
+    double t = s->start, h = 0;
+    IDAGetCurrentTime(s->ida, &t);
+    IDAGetLastStep(s->ida, &h);
     char extra[96] = "";
-    if (r->bad_res >= 0)
-        snprintf(extra, sizeof extra, "; residual %d was not finite (NaN or Inf)", r->bad_res);
+    if (s->bad_res >= 0)
+        snprintf(extra, sizeof extra, "; residual %d was not finite (NaN or Inf)", s->bad_res);
     dyrt_error("simulation failed at t = %.17g: %s%s (last step size h = %.3g)", t,
                what ? what : flag_text(flag), extra, h);
     if (flag == IDA_FIRST_RES_FAIL || flag == IDA_NO_RECOVERY || flag == IDA_LINESEARCH_FAIL)
@@ -79,59 +80,36 @@ static int sim_failed(DyrtRun *r, int flag, const char *what)
     return DYRT_EXIT_USER;
 }
 
-static int check_finite(DyrtRun *r, double t)
+static int check_finite(DyrtSim *s, double t)
 {
-    const double *y = N_VGetArrayPointer(r->yy);
-    for (int32_t i = 0; i < r->m->ny; i++)
+    const double *y = N_VGetArrayPointer(s->yy);
+    for (int32_t i = 0; i < s->m->ny; i++)
         if (!isfinite(y[i])) {
             dyrt_error("simulation failed at t = %.17g: unknown '%s' is %g", t,
-                       r->m->y_names ? r->m->y_names[i] : "?", y[i]);
+                       s->m->y_names ? s->m->y_names[i] : "?", y[i]);
             return DYRT_EXIT_USER;
         }
     return 0;
 }
 
-static int check_asserts(DyrtRun *r, double t, const double *y, const double *yp)
+/* The assertions at (t, y, yp); a failure is remembered in failed_assert. */
+int dyrt_asserts_at(DyrtSim *s, double t, const double *y, const double *yp)
 {
-    if (!r->m->check_asserts)
+    if (!s->m->check_asserts)
         return 0;
-    int k = r->m->check_asserts(t, y, yp, r->p);
+    int k = s->m->check_asserts(t, y, yp, s->p);
     if (k <= 0)
         return 0;
-    const char *msg = k <= r->m->nassert && r->m->assert_messages ? r->m->assert_messages[k - 1] : "?";
+    s->failed_assert = k;
+    const char *msg = k <= s->m->nassert && s->m->assert_messages ? s->m->assert_messages[k - 1] : "?";
     dyrt_error("assertion failed at t=%.17g: %s", t, msg);
     return DYRT_EXIT_USER;
 }
 
-static void progress(DyrtRun *r, double t)
-{
-    if (!r->tty)
-        return;
-    double now = dyrt_now();
-    if (now - r->t_begin < 1.0 || now - r->t_progress < 0.2)
-        return;
-    double span = r->stop - r->start;
-    fprintf(stderr, "\r t = %-14.6g (%3.0f%%)", t, span > 0 ? 100 * (t - r->start) / span : 100);
-    fflush(stderr);
-    r->t_progress = now;
-    r->progress_shown = 1;
-}
-
-static int row(DyrtRun *r, double t)
-{
-    const double *y = r->ida ? N_VGetArrayPointer(r->yy) : r->y0;
-    const double *yp = r->ida ? N_VGetArrayPointer(r->yp) : r->yp0;
-    int rc = dyrt_output_row(r, t, y, yp);
-    if (!rc)
-        rc = check_asserts(r, t, y, yp);
-    progress(r, t);
-    return rc;
-}
-
 /* A time after t0 that tells IDACalcIC the direction and scale of t. */
-static double ic_tout(const DyrtRun *r, double t0, double tnext)
+static double ic_tout(const DyrtSim *s, double t0, double tnext)
 {
-    double span = r->stop - r->start;
+    double span = s->stop - s->start;
     double tiny = 1e-8 * (span > 0 ? span : 1.0);
     if (tnext - t0 > tiny)
         return tnext;
@@ -139,197 +117,157 @@ static double ic_tout(const DyrtRun *r, double t0, double tnext)
 }
 
 /* Consistent y, y' at the current time with IDACalcIC; 0 or the IDA flag. */
-static int calc_ic(DyrtRun *r, double t0, double tnext)
+static int calc_ic(DyrtSim *s, double t0, double tnext)
 {
-    int flag = IDACalcIC(r->ida, IDA_YA_YDP_INIT, ic_tout(r, t0, tnext));
+    int flag = IDACalcIC(s->ida, IDA_YA_YDP_INIT, ic_tout(s, t0, tnext));
     if (flag < 0)
         return flag;
-    return IDAGetConsistentIC(r->ida, r->yy, r->yp);
+    return IDAGetConsistentIC(s->ida, s->yy, s->yp);
 }
 
 /* Initial values: IDACalcIC always (it fixes the differential unknowns and
  * computes the algebraic ones and y').  When the model's initialization
  * system already gave consistent values, a failure here only costs the
  * polish: warn and continue from those values. */
-static int initial_values(DyrtRun *r)
+int dyrt_initial_values(DyrtSim *s, double tnext)
 {
-    double tnext = r->ntouts > 1 ? r->touts[1] : r->touts[0];
-    if (r->touts[0] > r->start)
-        tnext = r->touts[0];
-    const double *y = N_VGetArrayPointer(r->yy), *yp = N_VGetArrayPointer(r->yp);
-    dyrt_modes_from_signs(r, r->start, y, yp, NULL);
+    const double *y = N_VGetArrayPointer(s->yy), *yp = N_VGetArrayPointer(s->yp);
+    dyrt_modes_from_signs(s, s->start, y, yp, NULL);
     int flag;
     for (int it = 0;; it++) {
-        flag = calc_ic(r, r->start, tnext);
-        if (flag < 0 || dyrt_modes_from_signs(r, r->start, y, yp, NULL) == 0)
+        flag = calc_ic(s, s->start, tnext);
+        if (flag < 0 || dyrt_modes_from_signs(s, s->start, y, yp, NULL) == 0)
             break;
         if (it == DYRT_MODE_ITER_MAX) {
             dyrt_error("initialization failed: the relations (ifelse conditions) at the start "
                        "keep changing their branch");
             return DYRT_EXIT_USER;
         }
-        if (IDAReInit(r->ida, r->start, r->yy, r->yp) != IDA_SUCCESS)
+        if (IDAReInit(s->ida, s->start, s->yy, s->yp) != IDA_SUCCESS)
             return DYRT_EXIT_INTERNAL;
     }
     if (flag >= 0)
         return 0;
-    if (r->m->init_n == 0) {
+    if (s->m->init_n == 0) {
         dyrt_error("initialization failed: IDACalcIC: %s", flag_text(flag));
         return DYRT_EXIT_USER;
     }
-    if (r->o->verbose)
+    if (s->verbose)
         dyrt_warning("IDACalcIC could not polish the initial values (%s); using the "
                      "initialization result", flag_text(flag));
-    for (int32_t i = 0; i < r->m->ny; i++) {
-        N_VGetArrayPointer(r->yy)[i] = r->y0[i];
-        N_VGetArrayPointer(r->yp)[i] = r->yp0[i];
+    for (int32_t i = 0; i < s->m->ny; i++) {
+        N_VGetArrayPointer(s->yy)[i] = s->y0[i];
+        N_VGetArrayPointer(s->yp)[i] = s->yp0[i];
     }
-    r->bad_res = -1;
-    dyrt_modes_from_signs(r, r->start, r->y0, r->yp0, NULL);
-    return IDAReInit(r->ida, r->start, r->yy, r->yp) == IDA_SUCCESS ? 0 : DYRT_EXIT_INTERNAL;
+    s->bad_res = -1;
+    dyrt_modes_from_signs(s, s->start, s->y0, s->yp0, NULL);
+    return IDAReInit(s->ida, s->start, s->yy, s->yp) == IDA_SUCCESS ? 0 : DYRT_EXIT_INTERNAL;
 }
 
 /* The next stop time at or after the integrator's current time tn: the
  * earliest model tstop not yet handled, or the final time. */
-static double next_stop(const DyrtRun *r, double tn)
+static double next_stop(const DyrtSim *s, double tn)
 {
-    const DyrtSettings *d = &r->m->defaults;
+    const DyrtSettings *d = &s->m->defaults;
     double eps = 1e-12 * fmax(1.0, fabs(tn));
-    double best = r->stop;
+    double best = s->stop;
     for (int32_t k = 0; k < d->ntstops; k++) {
         double ts = d->tstops[k];
-        if (ts > r->tstop_done + eps && ts >= tn - eps && ts < best)
+        if (ts > s->tstop_done + eps && ts >= tn - eps && ts < best)
             best = ts;
     }
     return best;
 }
 
-typedef struct Chatter {
-    double t_last;             /* time of the last event */
-    int count;                 /* events within the window of t_last */
-} Chatter;
-
-static int restart(DyrtRun *r, double t, double tout, const char *why)
+static int restart(DyrtSim *s, double t, double tout, const char *why)
 {
-    r->stats.reinits++;
-    int flag = IDAReInit(r->ida, t, r->yy, r->yp);
+    s->stats.reinits++;
+    int flag = IDAReInit(s->ida, t, s->yy, s->yp);
     if (flag >= 0)
-        flag = calc_ic(r, t, tout);
+        flag = calc_ic(s, t, tout);
     if (flag >= 0)
         return 0;
     char what[256];
     snprintf(what, sizeof what, "re-initialization after %s failed: %s", why, flag_text(flag));
-    return sim_failed(r, flag, what);
+    return sim_failed(s, flag, what);
 }
 
 /* After a restart at an event: the functions that did not cross may now
  * disagree with their modes; update them and restart until they settle. */
-static int event_iteration(DyrtRun *r, double t, double tout)
+static int event_iteration(DyrtSim *s, double t, double tout)
 {
-    const double *y = N_VGetArrayPointer(r->yy), *yp = N_VGetArrayPointer(r->yp);
-    for (int it = 0; dyrt_modes_from_signs(r, t, y, yp, r->rootsfound) > 0; it++) {
+    const double *y = N_VGetArrayPointer(s->yy), *yp = N_VGetArrayPointer(s->yp);
+    for (int it = 0; dyrt_modes_from_signs(s, t, y, yp, s->rootsfound) > 0; it++) {
         if (it == DYRT_MODE_ITER_MAX)
-            return sim_failed(r, 0, "event iteration: the relations (ifelse conditions) keep "
+            return sim_failed(s, 0, "event iteration: the relations (ifelse conditions) keep "
                                     "changing their branch at this instant");
-        int rc = restart(r, t, tout, "an event");
+        int rc = restart(s, t, tout, "an event");
         if (rc)
             return rc;
     }
     return 0;
 }
 
-static int on_event(DyrtRun *r, double t, double tout, Chatter *ch)
+static int on_event(DyrtSim *s, double t, double tout)
 {
-    if (IDAGetRootInfo(r->ida, r->rootsfound) != IDA_SUCCESS)
-        return sim_failed(r, IDA_ILL_INPUT, "internal: no root information");
-    if (dyrt_modes_from_roots(r, t) == 0)
+    if (IDAGetRootInfo(s->ida, s->rootsfound) != IDA_SUCCESS)
+        return sim_failed(s, IDA_ILL_INPUT, "internal: no root information");
+    if (dyrt_modes_from_roots(s, t) == 0)
         return 0;              /* no branch changes: not an event */
-    if (r->stats.events < DYRT_EVENT_LOG)
-        r->stats.event_t[r->stats.events] = t;
-    r->stats.events++;
+    if (s->stats.events < DYRT_EVENT_LOG)
+        s->stats.event_t[s->stats.events] = t;
+    s->stats.events++;
     double window = DYRT_CHATTER_WINDOW * fmax(1.0, fabs(t));
-    ch->count = fabs(t - ch->t_last) <= window ? ch->count + 1 : 0;
-    ch->t_last = t;
-    if (ch->count >= DYRT_CHATTER_MAX)
-        return sim_failed(r, 0, "chattering: the zero crossings keep firing at the same instant");
-    const double *y = N_VGetArrayPointer(r->yy), *yp = N_VGetArrayPointer(r->yp);
-    int rc = check_asserts(r, t, y, yp);
-    if (rc) {                  /* the located failure is the last row */
-        dyrt_output_row(r, t, y, yp);
+    s->chatter_count = fabs(t - s->chatter_t) <= window ? s->chatter_count + 1 : 0;
+    s->chatter_t = t;
+    if (s->chatter_count >= DYRT_CHATTER_MAX)
+        return sim_failed(s, 0, "chattering: the zero crossings keep firing at the same instant");
+    const double *y = N_VGetArrayPointer(s->yy), *yp = N_VGetArrayPointer(s->yp);
+    int rc = dyrt_asserts_at(s, t, y, yp);
+    if (rc)                    /* the located failure: the caller's last row */
         return rc;
-    }
-    rc = restart(r, t, tout, "an event");
-    return rc ? rc : event_iteration(r, t, tout);
+    rc = restart(s, t, tout, "an event");
+    return rc ? rc : event_iteration(s, t, tout);
 }
 
 /* One IDASolve towards tout with the stop time at the next tstop; a
  * return exactly at a model tstop restarts the integrator there. */
-static int step_to(DyrtRun *r, double tout, Chatter *ch, double *tret)
+static int step_to(DyrtSim *s, double tout, double *tret)
 {
-    double tn = r->start;
-    IDAGetCurrentTime(r->ida, &tn);
-    double tstop = next_stop(r, tn);
-    r->bad_res = -1;           /* only a NaN in this stretch explains a failure */
-    IDASetMinStep(r->ida, dyrt_min_step(tn));
-    if (IDASetStopTime(r->ida, tstop) < 0)
-        return sim_failed(r, IDA_ILL_INPUT, "internal: bad stop time");
-    int flag = IDASolve(r->ida, tout, tret, r->yy, r->yp, IDA_NORMAL);
+    double tn = s->start;
+    IDAGetCurrentTime(s->ida, &tn);
+    double tstop = next_stop(s, tn);
+    s->bad_res = -1;           /* only a NaN in this stretch explains a failure */
+    IDASetMinStep(s->ida, dyrt_min_step(tn));
+    if (IDASetStopTime(s->ida, tstop) < 0)
+        return sim_failed(s, IDA_ILL_INPUT, "internal: bad stop time");
+    int flag = IDASolve(s->ida, tout, tret, s->yy, s->yp, IDA_NORMAL);
     if (flag < 0)
-        return sim_failed(r, flag, NULL);
-    int rc = check_finite(r, *tret);
+        return sim_failed(s, flag, NULL);
+    int rc = check_finite(s, *tret);
     if (!rc && flag == IDA_ROOT_RETURN)
-        return on_event(r, *tret, tout, ch);
-    if (!rc && tstop < r->stop && fabs(*tret - tstop) <= 1e-12 * fmax(1.0, fabs(tstop))) {
-        r->tstop_done = tstop;
-        rc = restart(r, *tret, tout, "a time event");
+        return on_event(s, *tret, tout);
+    if (!rc && tstop < s->stop && fabs(*tret - tstop) <= 1e-12 * fmax(1.0, fabs(tstop))) {
+        s->tstop_done = tstop;
+        rc = restart(s, *tret, tout, "a time event");
     }
     return rc;
 }
 
-/* Integrate until t = tout, handling events and tstops on the way. */
-static int advance(DyrtRun *r, double tout, Chatter *ch)
+/* Integrate until t = tout, handling events and tstops on the way.
+ * Without unknowns the outputs depend on t and p only: just the modes. */
+int dyrt_advance(DyrtSim *s, double tout)
 {
+    if (!s->ida) {
+        dyrt_modes_from_signs(s, tout, NULL, NULL, NULL);
+        s->t = tout;
+        return 0;
+    }
     for (;;) {
         double tret = tout;
-        int rc = step_to(r, tout, ch, &tret);
+        int rc = step_to(s, tout, &tret);
+        s->t = tret;
         if (rc || tret >= tout)
             return rc;
     }
-}
-
-static int integrate_ida(DyrtRun *r)
-{
-    int rc = initial_values(r);
-    long k = 0;
-    Chatter ch = {.t_last = -INFINITY, .count = 0};
-    r->tstop_done = -INFINITY;
-    if (!rc && r->touts[0] <= r->start) {
-        rc = row(r, r->start);
-        k = 1;
-    }
-    for (; !rc && k < r->ntouts; k++) {
-        rc = advance(r, r->touts[k], &ch);
-        if (!rc)
-            rc = row(r, r->touts[k]);
-    }
-    return rc;
-}
-
-/* No unknowns: the outputs depend on t and p only. */
-static int integrate_none(DyrtRun *r)
-{
-    int rc = 0;
-    for (long k = 0; !rc && k < r->ntouts; k++) {
-        dyrt_modes_from_signs(r, r->touts[k], NULL, NULL, NULL);
-        rc = row(r, r->touts[k]);
-    }
-    return rc;
-}
-
-int dyrt_integrate(DyrtRun *r)
-{
-    int rc = r->ida ? integrate_ida(r) : integrate_none(r);
-    if (r->progress_shown)
-        fprintf(stderr, "\r%40s\r", "");
-    return rc;
 }

@@ -51,9 +51,10 @@ static int select_columns(DyrtRun *r)
 static int saveat_times(DyrtRun *r)
 {
     const DyrtOptions *o = r->o;
-    if (o->saveat[0] < r->start || o->saveat[o->nsaveat - 1] > r->stop) {
+    double start = r->sim->start, stop = r->sim->stop;
+    if (o->saveat[0] < start || o->saveat[o->nsaveat - 1] > stop) {
         dyrt_error("--saveat: times must lie within [start, stop] = [%.17g, %.17g]",
-                   r->start, r->stop);
+                   start, stop);
         return DYRT_EXIT_USER;
     }
     r->touts = dyrt_calloc((size_t)o->nsaveat, sizeof *r->touts);
@@ -66,7 +67,8 @@ static int saveat_times(DyrtRun *r)
 
 static int grid_times(DyrtRun *r, double interval)
 {
-    double q = (r->stop - r->start) / interval;
+    double start = r->sim->start, stop = r->sim->stop;
+    double q = (stop - start) / interval;
     if (!(q < (double)DYRT_MAX_ROWS)) {
         dyrt_error("--interval %g gives more than %ld output rows", interval, DYRT_MAX_ROWS);
         return DYRT_EXIT_USER;
@@ -79,8 +81,8 @@ static int grid_times(DyrtRun *r, double interval)
     if (!r->touts)
         return DYRT_EXIT_INTERNAL;
     for (long k = 0; k < nint; k++)
-        r->touts[k] = r->start + (double)k * interval;
-    r->touts[nint] = r->stop;
+        r->touts[k] = start + (double)k * interval;
+    r->touts[nint] = stop;
     return 0;
 }
 
@@ -90,7 +92,7 @@ static double resolve_interval(const DyrtRun *r)
         return r->o->interval;
     if (r->m->defaults.interval > 0)
         return r->m->defaults.interval;
-    double span = r->stop - r->start;
+    double span = r->sim->stop - r->sim->start;
     return span > 0 ? span / 500 : 1.0;
 }
 
@@ -141,10 +143,11 @@ int dyrt_output_setup(DyrtRun *r)
     return rc;
 }
 
-int dyrt_output_row(DyrtRun *r, double t, const double *y, const double *yp)
+/* The row of the current point of the simulation. */
+int dyrt_output_row(DyrtRun *r)
 {
-    double t0 = dyrt_now();
-    dyrt_model_outputs(r->m, t, y, yp, r->p, r->outbuf);
+    double t0 = dyrt_now(), t = dyrt_time(r->sim);
+    dyrt_outputs(r->sim, r->outbuf);
     char *p = r->rowbuf;
     p += dyrt_format_double(p, t);
     for (int k = 0; k < r->ncols; k++) {
@@ -158,7 +161,7 @@ int dyrt_output_row(DyrtRun *r, double t, const double *y, const double *yp)
         return DYRT_EXIT_USER;
     }
     r->rows++;
-    r->stats.t_output += dyrt_now() - t0;
+    r->t_output += dyrt_now() - t0;
     return 0;
 }
 

@@ -31,48 +31,49 @@ static void unknown_name(const char *what, const char *name,
         dyrt_error("unknown %s '%s'", what, name);
 }
 
-static int set_param(DyrtRun *r, const DyrtNameValue *nv)
+int dyrt_set_param_index(DyrtSim *s, int i, double value)
 {
-    const DyrtModel *m = r->m;
-    int i = dyrt_find(nv->name, m->param_names, m->np);
-    if (i < 0) {
-        unknown_name("parameter", nv->name, m->param_names, m->np);
-        return DYRT_EXIT_USER;
+    const DyrtModel *m = s->m;
+    if (dyrt_sim_expect(s, DYRT_SIM_CREATED, "dyrt_set_param"))
+        return DYRT_EXIT_INTERNAL;
+    if (i < 0 || i >= m->np) {
+        dyrt_error("internal: parameter index %d out of range [0, %d)", i, (int)m->np);
+        return DYRT_EXIT_INTERNAL;
     }
     if (m->param_flags[i] & DYRT_PARAM_FINAL) {
-        dyrt_error("parameter '%s' is final and cannot be changed with -p", nv->name);
+        dyrt_error("parameter '%s' is final and cannot be changed with -p", m->param_names[i]);
         return DYRT_EXIT_USER;
     }
     if (m->param_flags[i] & DYRT_PARAM_MISSING) {
         dyrt_error("parameter '%s' is missing (computed by the initialization) "
-                   "and cannot be set with -p", nv->name);
+                   "and cannot be set with -p", m->param_names[i]);
         return DYRT_EXIT_USER;
     }
-    r->p[i] = nv->value;
-    r->given[i] = 1;
+    s->p[i] = value;
+    s->given[i] = 1;
     return 0;
 }
 
 /* required[i] and not given: no value at all */
-static int unset(const DyrtRun *r, int i)
+static int unset(const DyrtSim *s, int i)
 {
-    return (r->m->param_flags[i] & DYRT_PARAM_REQUIRED) && !r->given[i];
+    return (s->m->param_flags[i] & DYRT_PARAM_REQUIRED) && !s->given[i];
 }
 
 /* One message naming every required parameter that -p did not give. */
-int dyrt_params_check(const DyrtRun *r)
+int dyrt_params_check(const DyrtSim *s)
 {
-    const DyrtModel *m = r->m;
+    const DyrtModel *m = s->m;
     int n = 0;
     for (int i = 0; i < m->np; i++)
-        n += unset(r, i);
+        n += unset(s, i);
     if (n == 0)
         return 0;
     char list[1024], hint[1024];
     size_t ll = 0, hl = 0;
     int shown = 0;
     for (int i = 0; i < m->np && ll < sizeof list && hl < sizeof hint; i++) {
-        if (!unset(r, i))
+        if (!unset(s, i))
             continue;
         if (shown == 8) {
             ll += (size_t)snprintf(list + ll, sizeof list - ll, ", ... (%d more)", n - shown);
@@ -87,40 +88,54 @@ int dyrt_params_check(const DyrtRun *r)
     return DYRT_EXIT_USER;
 }
 
-static int check_finite(const DyrtRun *r)
+int dyrt_set_param(DyrtSim *s, const char *name, double value)
 {
-    const DyrtModel *m = r->m;
+    const DyrtModel *m = s->m;
+    int i = dyrt_find(name, m->param_names, m->np);
+    if (i < 0) {
+        unknown_name("parameter", name, m->param_names, m->np);
+        return DYRT_EXIT_USER;
+    }
+    return dyrt_set_param_index(s, i, value);
+}
+
+static int check_finite(const DyrtSim *s)
+{
+    const DyrtModel *m = s->m;
     for (int i = 0; i < m->np; i++) {
-        if ((m->param_flags[i] & DYRT_PARAM_MISSING) || unset(r, i) || isfinite(r->p[i]))
+        if ((m->param_flags[i] & DYRT_PARAM_MISSING) || unset(s, i) || isfinite(s->p[i]))
             continue;
-        dyrt_error("parameter '%s' evaluates to %g", m->param_names[i], r->p[i]);
+        dyrt_error("parameter '%s' evaluates to %g", m->param_names[i], s->p[i]);
         return DYRT_EXIT_USER;
     }
     return 0;
 }
 
-int dyrt_params_setup(DyrtRun *r)
+/* The parameter and mode arrays, at dyrt_create. */
+int dyrt_params_alloc(DyrtSim *s)
 {
-    const DyrtModel *m = r->m;
-    r->p = dyrt_calloc((size_t)m->np + (size_t)(m->nmodes > 0 ? m->nmodes : 0), sizeof *r->p);
-    r->gbuf = dyrt_calloc((size_t)m->nz, sizeof *r->gbuf);
-    r->zc_last = dyrt_calloc((size_t)m->nz, sizeof *r->zc_last);
-    r->ytmp = dyrt_calloc((size_t)m->ny, sizeof *r->ytmp);
-    r->yptmp = dyrt_calloc((size_t)m->ny, sizeof *r->yptmp);
-    if (!r->zc_last || !r->ytmp || !r->yptmp)
+    const DyrtModel *m = s->m;
+    s->p = dyrt_calloc((size_t)m->np + (size_t)(m->nmodes > 0 ? m->nmodes : 0), sizeof *s->p);
+    s->gbuf = dyrt_calloc((size_t)m->nz, sizeof *s->gbuf);
+    s->zc_last = dyrt_calloc((size_t)m->nz, sizeof *s->zc_last);
+    s->ytmp = dyrt_calloc((size_t)m->ny, sizeof *s->ytmp);
+    s->yptmp = dyrt_calloc((size_t)m->ny, sizeof *s->yptmp);
+    if (!s->zc_last || !s->ytmp || !s->yptmp)
         return DYRT_EXIT_INTERNAL;
     for (int32_t k = 0; k < m->nz; k++)
-        r->zc_last[k] = -INFINITY;
-    r->given = dyrt_calloc((size_t)m->np, sizeof *r->given);
-    if (!r->p || !r->given || !r->gbuf)
+        s->zc_last[k] = -INFINITY;
+    s->given = dyrt_calloc((size_t)m->np, sizeof *s->given);
+    if (!s->p || !s->given || !s->gbuf)
         return DYRT_EXIT_INTERNAL;
-    for (int k = 0; k < r->o->nparams; k++) {
-        int rc = set_param(r, &r->o->params[k]);
-        if (rc)
-            return rc;
-    }
-    dyrt_model_param_defaults(m, r->p, r->given);
-    return check_finite(r);
+    return 0;
+}
+
+/* Defaults of the parameters not set (idempotent: set ones are kept and
+ * dependent ones recomputed from the same inputs). */
+int dyrt_params_defaults(DyrtSim *s)
+{
+    dyrt_model_param_defaults(s->m, s->p, s->given);
+    return check_finite(s);
 }
 
 static const char *flag_word(unsigned char flags, const unsigned char *given)
@@ -137,25 +152,25 @@ static const char *flag_word(unsigned char flags, const unsigned char *given)
 }
 
 /* One line per parameter: name, value, and final/missing/required/dependent/set. */
-void dyrt_params_list(const DyrtRun *r, FILE *f)
+void dyrt_list_params(const DyrtSim *s, FILE *f)
 {
-    const DyrtModel *m = r->m;
+    const DyrtModel *m = s->m;
     int width = 4;
     for (int i = 0; i < m->np; i++)
         if ((int)strlen(m->param_names[i]) > width)
             width = (int)strlen(m->param_names[i]);
     for (int i = 0; i < m->np; i++) {
-        const char *w = flag_word(m->param_flags[i], &r->given[i]);
-        if ((m->param_flags[i] & DYRT_PARAM_MISSING) || unset(r, i))
+        const char *w = flag_word(m->param_flags[i], &s->given[i]);
+        if ((m->param_flags[i] & DYRT_PARAM_MISSING) || unset(s, i))
             fprintf(f, "%-*s  %-24s  %s\n", width, m->param_names[i], "?", w);
         else
-            fprintf(f, "%-*s  %-24.17g  %s\n", width, m->param_names[i], r->p[i], w);
+            fprintf(f, "%-*s  %-24.17g  %s\n", width, m->param_names[i], s->p[i], w);
     }
 }
 
-static int set_initial(DyrtRun *r, const DyrtNameValue *nv)
+static int set_initial(DyrtSim *s, const DyrtNameValue *nv)
 {
-    const DyrtModel *m = r->m;
+    const DyrtModel *m = s->m;
     int i = m->y_names ? dyrt_find(nv->name, m->y_names, m->ny) : -1;
     if (i < 0) {
         unknown_name("state for --initial", nv->name, m->y_names, m->ny);
@@ -166,15 +181,15 @@ static int set_initial(DyrtRun *r, const DyrtNameValue *nv)
                    "value follows from the equations", nv->name, nv->name);
         return DYRT_EXIT_USER;
     }
-    r->y0[i] = nv->value;
+    s->y0[i] = nv->value;
     return 0;
 }
 
 /* The unknown named by --initial, for a model with an initialization
  * system: it must have an `initial` relation the runtime can replace. */
-int dyrt_initial_target(const DyrtRun *r, const DyrtNameValue *nv, int *row, int *z)
+int dyrt_initial_target(const DyrtSim *s, const DyrtNameValue *nv, int *row, int *z)
 {
-    const DyrtModel *m = r->m;
+    const DyrtModel *m = s->m;
     int i = m->y_names ? dyrt_find(nv->name, m->y_names, m->ny) : -1;
     if (i < 0) {
         unknown_name("variable for --initial", nv->name, m->y_names, m->ny);
@@ -197,12 +212,12 @@ int dyrt_initial_target(const DyrtRun *r, const DyrtNameValue *nv, int *row, int
     return 0;
 }
 
-int dyrt_apply_initials(DyrtRun *r)
+int dyrt_apply_initials(DyrtSim *s)
 {
-    if (r->o->ninitials == 0 || r->m->init_n > 0)
+    if (s->ninitials == 0 || s->m->init_n > 0)
         return 0;
-    for (int k = 0; k < r->o->ninitials; k++) {
-        int rc = set_initial(r, &r->o->initials[k]);
+    for (int k = 0; k < s->ninitials; k++) {
+        int rc = set_initial(s, &s->initials[k]);
         if (rc)
             return rc;
     }

@@ -1,9 +1,11 @@
 /*
- * simulate.c -- the two entry points, dyrt_main and dyrt_simulate, and the
- * order of the phases: check the descriptor, resolve settings, parameters,
- * output set-up (columns, times, header), initialization, IDA set-up,
- * integration, statistics, clean-up.  Each phase prints its own error and
- * returns a DYRT_EXIT_* status; the first nonzero one ends the run.
+ * simulate.c -- the two entry points, dyrt_main and dyrt_simulate: the
+ * CSV client of the simulation handle (sim.c).  The order of the phases:
+ * create the handle (checks the descriptor), settings and parameters from
+ * the command line, output set-up (columns, times, header), dyrt_init,
+ * dyrt_step_to and one row per output time, statistics, plot, clean-up.
+ * Each phase prints its own error and returns a DYRT_EXIT_* status; the
+ * first nonzero one ends the run.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -11,72 +13,130 @@
 
 #include "dyrt_internal.h"
 
-#define DYRT_DEFAULT_RTOL 1e-6
-#define DYRT_DEFAULT_ATOL 1e-8
-
-static double pick(const DyrtOptions *o, unsigned bit, double given, double dflt)
+/* The command line's settings over the model's (dyrt_create's). */
+static int apply_settings(DyrtSim *s, const DyrtOptions *o)
 {
-    return (o->given & bit) ? given : dflt;
+    const DyrtSettings *d = &s->m->defaults;
+    double dspan = d->stop > d->start ? d->stop - d->start : 1.0;
+    double start = (o->given & DYRT_OPT_START) ? o->start : s->start;
+    double stop = (o->given & DYRT_OPT_STOP) ? o->stop : s->stop;
+    if (!(o->given & DYRT_OPT_STOP) && stop <= start)
+        stop = start + dspan;
+    double rtol = (o->given & DYRT_OPT_RTOL) ? o->rtol : s->rtol;
+    double atol = (o->given & DYRT_OPT_ATOL) ? o->atol : s->atol;
+    int rc = dyrt_set_times(s, start, stop);
+    if (!rc)
+        rc = dyrt_set_tolerances(s, rtol, atol);
+    if (!rc && (o->given & DYRT_OPT_DTMAX))
+        rc = dyrt_set_max_step(s, o->dtmax);
+    dyrt_set_verbose(s, o->verbose);
+    return rc;
 }
 
-/* Command line over model defaults over built-in defaults. */
-static int resolve_settings(DyrtRun *r)
+static int apply_params(DyrtSim *s, const DyrtOptions *o)
 {
-    const DyrtOptions *o = r->o;
-    const DyrtSettings *d = &r->m->defaults;
-    double dspan = d->stop > d->start ? d->stop - d->start : 1.0;
-    r->start = pick(o, DYRT_OPT_START, o->start, d->start);
-    r->stop = pick(o, DYRT_OPT_STOP, o->stop, d->stop > d->start ? d->stop : d->start + 1.0);
-    if (!(o->given & DYRT_OPT_STOP) && r->stop <= r->start)
-        r->stop = r->start + dspan;
-    r->rtol = pick(o, DYRT_OPT_RTOL, o->rtol, d->rtol > 0 ? d->rtol : DYRT_DEFAULT_RTOL);
-    r->atol = pick(o, DYRT_OPT_ATOL, o->atol, d->atol > 0 ? d->atol : DYRT_DEFAULT_ATOL);
-    r->dtmax = pick(o, DYRT_OPT_DTMAX, o->dtmax, d->dtmax > 0 ? d->dtmax : 0.0);
-    if (r->stop < r->start) {
-        dyrt_error("stop time %.17g is before start time %.17g", r->stop, r->start);
-        return DYRT_EXIT_USER;
+    for (int k = 0; k < o->nparams; k++) {
+        int rc = dyrt_set_param(s, o->params[k].name, o->params[k].value);
+        if (rc)
+            return rc;
     }
-    if (r->rtol == 0 && r->atol == 0) {
-        dyrt_error("--rtol and --atol cannot both be zero");
-        return DYRT_EXIT_USER;
+    for (int k = 0; k < o->ninitials; k++) {
+        int rc = dyrt_set_initial(s, o->initials[k].name, o->initials[k].value);
+        if (rc)
+            return rc;
     }
-    return 0;
+    return dyrt_eval_params(s);
 }
 
 static void run_free(DyrtRun *r)
 {
-    dyrt_integrate_free(r);
     dyrt_output_close(r);
-    free(r->p);
-    free(r->gbuf);
-    free(r->zc_last);
-    free(r->ytmp);
-    free(r->yptmp);
-    free(r->given);
-    free(r->y0);
-    free(r->yp0);
     free(r->touts);
     free(r->cols);
     free(r->outbuf);
     free(r->rowbuf);
 }
 
-/* Parameters, output and settings; then --list-params may stop the run. */
+/* Settings, parameters and the output; then --list-params may stop the run. */
 static int prepare(DyrtRun *r, int *listed)
 {
-    int rc = resolve_settings(r);
+    int rc = apply_settings(r->sim, r->o);
     if (!rc)
-        rc = dyrt_params_setup(r);
+        rc = apply_params(r->sim, r->o);
     if (!rc && r->o->list_params) {
-        dyrt_params_list(r, stdout);
+        dyrt_list_params(r->sim, stdout);
         *listed = 1;
         return 0;
     }
     if (!rc)
-        rc = dyrt_params_check(r);
+        rc = dyrt_params_check(r->sim);
     if (!rc)
         rc = dyrt_output_setup(r);
     return rc;
+}
+
+static void progress(DyrtRun *r)
+{
+    if (!r->tty)
+        return;
+    double now = dyrt_now();
+    if (now - r->t_begin < 1.0 || now - r->t_progress < 0.2)
+        return;
+    double t = dyrt_time(r->sim), t0 = r->sim->start, span = r->sim->stop - t0;
+    fprintf(stderr, "\r t = %-14.6g (%3.0f%%)", t, span > 0 ? 100 * (t - t0) / span : 100);
+    fflush(stderr);
+    r->t_progress = now;
+    r->progress_shown = 1;
+}
+
+/* A row at the current point, then the assertions there. */
+static int row(DyrtRun *r)
+{
+    int rc = dyrt_output_row(r);
+    if (!rc)
+        rc = dyrt_check_asserts(r->sim);
+    progress(r);
+    return rc;
+}
+
+/* The first time a solution is asked for after the start. */
+static double first_output_after_start(const DyrtRun *r)
+{
+    if (r->touts[0] > r->sim->start || r->ntouts == 1)
+        return r->touts[0];
+    return r->touts[1];
+}
+
+/* The output times in order; a failed assertion at an event is the last row. */
+static int integrate(DyrtRun *r)
+{
+    DyrtSim *s = r->sim;
+    int rc = dyrt_init(s, first_output_after_start(r));
+    long k = 0;
+    if (!rc && r->touts[0] <= s->start) {
+        rc = row(r);
+        k = 1;
+    }
+    for (; !rc && k < r->ntouts; k++) {
+        rc = dyrt_step_to(s, r->touts[k]);
+        if (!rc)
+            rc = row(r);
+        else if (dyrt_failed_assert(s))
+            dyrt_output_row(r);
+    }
+    if (r->progress_shown)
+        fprintf(stderr, "\r%40s\r", "");
+    return rc;
+}
+
+static void print_stats(const DyrtRun *r, FILE *f)
+{
+    dyrt_print_stats(r->sim, f);
+    fprintf(f, "  rows written %ld\n", r->rows);
+    fprintf(f, "  time: setup %.3f s, initialization %.3f s, integration %.3f s, output %.3f s\n",
+            r->t_setup, dyrt_init_seconds(r->sim), r->t_integrate, r->t_output);
+    if (dyrt_solver_message(r->sim)[0])
+        fprintf(f, "  last SUNDIALS message: %s\n", dyrt_solver_message(r->sim));
 }
 
 static int run(DyrtRun *r)
@@ -86,18 +146,12 @@ static int run(DyrtRun *r)
     int rc = prepare(r, &listed);
     if (rc || listed)
         return rc;
-    r->stats.t_setup = dyrt_now() - t;
+    r->t_setup = dyrt_now() - t;
     t = dyrt_now();
-    rc = dyrt_initialize(r);
-    r->stats.t_init = dyrt_now() - t;
-    if (!rc)
-        rc = dyrt_integrate_setup(r);
-    t = dyrt_now();
-    if (!rc)
-        rc = dyrt_integrate(r);
-    r->stats.t_integrate = dyrt_now() - t - r->stats.t_output;
+    rc = integrate(r);
+    r->t_integrate = dyrt_now() - t - dyrt_init_seconds(r->sim) - r->t_output;
     if (r->o->verbose)
-        dyrt_integrate_stats(r, stderr);
+        print_stats(r, stderr);
     if (r->o->plot && r->rows > 0 && r->out && fflush(r->out) == 0) {
         int prc = dyrt_plot(r, r->out_path);  /* also after a failure: the rows so far */
         if (!rc)
@@ -108,18 +162,21 @@ static int run(DyrtRun *r)
 
 int dyrt_simulate(const DyrtModel *m, const DyrtOptions *o)
 {
-    int rc = dyrt_check_model(m);
-    if (rc)
-        return rc;
     if (o->help) {
-        dyrt_usage(stdout, m->name, m);
-        return 0;
+        int rc = dyrt_check_model(m);
+        if (!rc)
+            dyrt_usage(stdout, m->name, m);
+        return rc;
     }
-    DyrtRun r = {.m = m, .o = o, .bad_res = -1};
+    DyrtSim *s = dyrt_create(m);
+    if (!s)
+        return DYRT_EXIT_INTERNAL;
+    DyrtRun r = {.sim = s, .m = m, .o = o};
     r.t_begin = dyrt_now();
     r.tty = isatty(2);
-    rc = run(&r);
+    int rc = run(&r);
     run_free(&r);
+    dyrt_free(s);
     return rc;
 }
 

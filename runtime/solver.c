@@ -26,13 +26,13 @@
 
 static int residual_cb(sunrealtype t, N_Vector yy, N_Vector yp, N_Vector rr, void *user)
 {
-    DyrtRun *r = user;
+    DyrtSim *s = user;
     double *res = N_VGetArrayPointer(rr);
-    if (r->m->residual(t, N_VGetArrayPointer(yy), N_VGetArrayPointer(yp), r->p, res) != 0)
+    if (s->m->residual(t, N_VGetArrayPointer(yy), N_VGetArrayPointer(yp), s->p, res) != 0)
         return 1;
-    for (int32_t i = 0; i < r->m->ny; i++)
+    for (int32_t i = 0; i < s->m->ny; i++)
         if (!isfinite(res[i])) {
-            r->bad_res = i;
+            s->bad_res = i;
             return 1;
         }
     return 0;
@@ -40,31 +40,31 @@ static int residual_cb(sunrealtype t, N_Vector yy, N_Vector yp, N_Vector rr, voi
 
 /* CSC: IDA zeroes J (pattern included) before each call, so the pattern is
  * written every time; the model writes the values straight into J. */
-static int jac_sparse(DyrtRun *r, double t, double cj, N_Vector yy, N_Vector yp, SUNMatrix J)
+static int jac_sparse(DyrtSim *s, double t, double cj, N_Vector yy, N_Vector yp, SUNMatrix J)
 {
-    const DyrtModel *m = r->m;
+    const DyrtModel *m = s->m;
     sunindextype *colptr = SUNSparseMatrix_IndexPointers(J);
     sunindextype *rowidx = SUNSparseMatrix_IndexValues(J);
     for (int32_t j = 0; j <= m->ny; j++)
         colptr[j] = m->jac_colptr[j];
     for (int32_t k = 0; k < m->jac_nnz; k++)
         rowidx[k] = m->jac_rowidx[k];
-    return m->jacobian(t, N_VGetArrayPointer(yy), N_VGetArrayPointer(yp), r->p, cj,
+    return m->jacobian(t, N_VGetArrayPointer(yy), N_VGetArrayPointer(yp), s->p, cj,
                        SUNSparseMatrix_Data(J));
 }
 
 /* Dense: the model writes CSC values into a scratch array; scatter them. */
-static int jac_dense(DyrtRun *r, double t, double cj, N_Vector yy, N_Vector yp, SUNMatrix J)
+static int jac_dense(DyrtSim *s, double t, double cj, N_Vector yy, N_Vector yp, SUNMatrix J)
 {
-    const DyrtModel *m = r->m;
-    int rc = m->jacobian(t, N_VGetArrayPointer(yy), N_VGetArrayPointer(yp), r->p, cj, r->jvals);
+    const DyrtModel *m = s->m;
+    int rc = m->jacobian(t, N_VGetArrayPointer(yy), N_VGetArrayPointer(yp), s->p, cj, s->jvals);
     if (rc)
         return rc;
     SUNMatZero(J);
     for (int32_t j = 0; j < m->ny; j++) {
         double *col = SUNDenseMatrix_Column(J, j);
         for (int32_t k = m->jac_colptr[j]; k < m->jac_colptr[j + 1]; k++)
-            col[m->jac_rowidx[k]] = r->jvals[k];
+            col[m->jac_rowidx[k]] = s->jvals[k];
     }
     return 0;
 }
@@ -73,15 +73,15 @@ static int jacobian_cb(sunrealtype t, sunrealtype cj, N_Vector yy, N_Vector yp, 
                        SUNMatrix J, void *user, N_Vector t1, N_Vector t2, N_Vector t3)
 {
     (void)rr; (void)t1; (void)t2; (void)t3;
-    DyrtRun *r = user;
-    int rc = r->sparse ? jac_sparse(r, t, cj, yy, yp, J) : jac_dense(r, t, cj, yy, yp, J);
+    DyrtSim *s = user;
+    int rc = s->sparse ? jac_sparse(s, t, cj, yy, yp, J) : jac_dense(s, t, cj, yy, yp, J);
     return rc ? 1 : 0;
 }
 
 static int roots_cb(sunrealtype t, N_Vector yy, N_Vector yp, sunrealtype *g, void *user)
 {
-    DyrtRun *r = user;
-    r->m->zero_crossings(t, N_VGetArrayPointer(yy), N_VGetArrayPointer(yp), r->p, g);
+    DyrtSim *s = user;
+    s->m->zero_crossings(t, N_VGetArrayPointer(yy), N_VGetArrayPointer(yp), s->p, g);
     return 0;
 }
 
@@ -89,45 +89,45 @@ static int roots_cb(sunrealtype t, N_Vector yy, N_Vector yp, sunrealtype *g, voi
 static void error_cb(int code, const char *module, const char *function, char *msg, void *user)
 {
     (void)code;
-    DyrtRun *r = user;
-    snprintf(r->ida_msg, sizeof r->ida_msg, "%s/%s: %s", module, function, msg);
+    DyrtSim *s = user;
+    snprintf(s->ida_msg, sizeof s->ida_msg, "%s/%s: %s", module, function, msg);
 }
 
-static int vectors(DyrtRun *r)
+static int vectors(DyrtSim *s)
 {
-    const DyrtModel *m = r->m;
-    r->yy = N_VNew_Serial(m->ny, r->ctx);
-    r->yp = N_VNew_Serial(m->ny, r->ctx);
-    r->id = N_VNew_Serial(m->ny, r->ctx);
-    r->rootsfound = dyrt_calloc((size_t)m->nz, sizeof *r->rootsfound);
-    if (!r->yy || !r->yp || !r->id || !r->rootsfound)
+    const DyrtModel *m = s->m;
+    s->yy = N_VNew_Serial(m->ny, s->ctx);
+    s->yp = N_VNew_Serial(m->ny, s->ctx);
+    s->id = N_VNew_Serial(m->ny, s->ctx);
+    s->rootsfound = dyrt_calloc((size_t)m->nz, sizeof *s->rootsfound);
+    if (!s->yy || !s->yp || !s->id || !s->rootsfound)
         return -1;
-    memcpy(N_VGetArrayPointer(r->yy), r->y0, sizeof(double) * (size_t)m->ny);
-    memcpy(N_VGetArrayPointer(r->yp), r->yp0, sizeof(double) * (size_t)m->ny);
-    double *id = N_VGetArrayPointer(r->id);
+    memcpy(N_VGetArrayPointer(s->yy), s->y0, sizeof(double) * (size_t)m->ny);
+    memcpy(N_VGetArrayPointer(s->yp), s->yp0, sizeof(double) * (size_t)m->ny);
+    double *id = N_VGetArrayPointer(s->id);
     for (int32_t i = 0; i < m->ny; i++)
         id[i] = m->y_is_diff && !m->y_is_diff[i] ? 0.0 : 1.0;
     return 0;
 }
 
-static int linear_solver(DyrtRun *r)
+static int linear_solver(DyrtSim *s)
 {
-    const DyrtModel *m = r->m;
-    r->sparse = m->ny > DYRT_DENSE_MAX && m->jacobian != NULL;
-    if (r->sparse) {
+    const DyrtModel *m = s->m;
+    s->sparse = m->ny > DYRT_DENSE_MAX && m->jacobian != NULL;
+    if (s->sparse) {
         sunindextype nnz = m->jac_nnz > 0 ? m->jac_nnz : 1;
-        r->A = SUNSparseMatrix(m->ny, m->ny, nnz, CSC_MAT, r->ctx);
-        r->LS = r->A ? SUNLinSol_KLU(r->yy, r->A, r->ctx) : NULL;
+        s->A = SUNSparseMatrix(m->ny, m->ny, nnz, CSC_MAT, s->ctx);
+        s->LS = s->A ? SUNLinSol_KLU(s->yy, s->A, s->ctx) : NULL;
     } else {
-        r->jvals = dyrt_calloc((size_t)m->jac_nnz, sizeof *r->jvals);
-        r->A = SUNDenseMatrix(m->ny, m->ny, r->ctx);
-        r->LS = r->A ? SUNLinSol_Dense(r->yy, r->A, r->ctx) : NULL;
+        s->jvals = dyrt_calloc((size_t)m->jac_nnz, sizeof *s->jvals);
+        s->A = SUNDenseMatrix(m->ny, m->ny, s->ctx);
+        s->LS = s->A ? SUNLinSol_Dense(s->yy, s->A, s->ctx) : NULL;
     }
-    if (!r->A || !r->LS || (!r->sparse && !r->jvals))
+    if (!s->A || !s->LS || (!s->sparse && !s->jvals))
         return -1;
-    if (IDASetLinearSolver(r->ida, r->LS, r->A) != IDA_SUCCESS)
+    if (IDASetLinearSolver(s->ida, s->LS, s->A) != IDA_SUCCESS)
         return -1;
-    return m->jacobian ? IDASetJacFn(r->ida, jacobian_cb) : 0;
+    return m->jacobian ? IDASetJacFn(s->ida, jacobian_cb) : 0;
 }
 
 /* Steps shorter than ~100 ulp of t mean no progress: fail instead of
@@ -140,9 +140,9 @@ double dyrt_min_step(double t)
     return 100 * DBL_EPSILON * fabs(t);
 }
 
-static double min_step(const DyrtRun *r)
+static double min_step(const DyrtSim *s)
 {
-    return dyrt_min_step(r->start);
+    return dyrt_min_step(s->start);
 }
 
 static int has_state(const DyrtModel *m)
@@ -153,16 +153,16 @@ static int has_state(const DyrtModel *m)
     return 0;
 }
 
-static int ida_options(DyrtRun *r)
+static int ida_options(DyrtSim *s)
 {
-    const DyrtModel *m = r->m;
+    const DyrtModel *m = s->m;
     int bad = 0;
-    bad |= IDASetErrHandlerFn(r->ida, error_cb, r);
-    bad |= IDAInit(r->ida, residual_cb, r->start, r->yy, r->yp);
-    bad |= IDASStolerances(r->ida, r->rtol, r->atol);
-    bad |= IDASetUserData(r->ida, r);
-    bad |= IDASetMaxNumSteps(r->ida, DYRT_MAX_STEPS);
-    bad |= IDASetId(r->ida, r->id);
+    bad |= IDASetErrHandlerFn(s->ida, error_cb, s);
+    bad |= IDAInit(s->ida, residual_cb, s->start, s->yy, s->yp);
+    bad |= IDASStolerances(s->ida, s->rtol, s->atol);
+    bad |= IDASetUserData(s->ida, s);
+    bad |= IDASetMaxNumSteps(s->ida, DYRT_MAX_STEPS);
+    bad |= IDASetId(s->ida, s->id);
     /* Algebraic unknowns out of the local error test (they follow from the
      * differential ones through the index-1 constraints): the chains take
      * 88 instead of 132 steps (RC ladder) and 120 instead of 154 (masses) at
@@ -171,94 +171,89 @@ static int ida_options(DyrtRun *r)
      * functions often read algebraic unknowns through IDA's interpolant
      * (event times), nor without states (nothing would control the step). */
     if (m->nz == 0 && has_state(m))
-        bad |= IDASetSuppressAlg(r->ida, SUNTRUE);
-    bad |= IDASetMinStep(r->ida, min_step(r));
+        bad |= IDASetSuppressAlg(s->ida, SUNTRUE);
+    bad |= IDASetMinStep(s->ida, min_step(s));
     /* IDACalcIC leaves y' of algebraic unknowns at its guess, so the first
      * step after a (re)start may need many reductions when an algebraic
      * unknown moves fast and atol is tight (a diode's voltage under a sine
      * source at atol 1e-10 failed after the default 10). */
-    bad |= IDASetMaxErrTestFails(r->ida, 20);
-    if (r->dtmax > 0)
-        bad |= IDASetMaxStep(r->ida, r->dtmax);
+    bad |= IDASetMaxErrTestFails(s->ida, 20);
+    if (s->dtmax > 0)
+        bad |= IDASetMaxStep(s->ida, s->dtmax);
     if (m->nz > 0) {
-        bad |= IDARootInit(r->ida, m->nz, roots_cb);
-        bad |= IDASetNoInactiveRootWarn(r->ida);
+        bad |= IDARootInit(s->ida, m->nz, roots_cb);
+        bad |= IDASetNoInactiveRootWarn(s->ida);
     }
     return bad;
 }
 
-int dyrt_integrate_setup(DyrtRun *r)
+int dyrt_integrate_setup(DyrtSim *s)
 {
-    r->bad_res = -1;
-    if (r->m->ny == 0)
+    s->bad_res = -1;
+    if (s->m->ny == 0)
         return 0;              /* nothing to integrate: outputs of t and p */
-    if (SUNContext_Create(NULL, &r->ctx) != 0) {
+    if (SUNContext_Create(NULL, &s->ctx) != 0) {
         dyrt_error("internal: cannot create the SUNDIALS context");
         return DYRT_EXIT_INTERNAL;
     }
-    r->ida = IDACreate(r->ctx);
-    if (!r->ida || vectors(r) || ida_options(r) || linear_solver(r)) {
-        dyrt_error("internal: setting up IDA failed%s%s", r->ida_msg[0] ? ": " : "", r->ida_msg);
+    s->ida = IDACreate(s->ctx);
+    if (!s->ida || vectors(s) || ida_options(s) || linear_solver(s)) {
+        dyrt_error("internal: setting up IDA failed%s%s", s->ida_msg[0] ? ": " : "", s->ida_msg);
         return DYRT_EXIT_INTERNAL;
     }
     return 0;
 }
 
-void dyrt_integrate_stats(const DyrtRun *r, FILE *f)
+void dyrt_print_stats(const DyrtSim *s, FILE *f)
 {
     long nst = 0, nre = 0, nje = 0, nls = 0, nni = 0, nnf = 0, netf = 0, nge = 0;
-    if (r->ida) {
-        IDAGetNumSteps(r->ida, &nst);
-        IDAGetNumResEvals(r->ida, &nre);
-        IDAGetNumJacEvals(r->ida, &nje);
-        IDAGetNumLinSolvSetups(r->ida, &nls);
-        IDAGetNumNonlinSolvIters(r->ida, &nni);
-        IDAGetNumNonlinSolvConvFails(r->ida, &nnf);
-        IDAGetNumErrTestFails(r->ida, &netf);
-        IDAGetNumGEvals(r->ida, &nge);
+    if (s->ida) {
+        IDAGetNumSteps(s->ida, &nst);
+        IDAGetNumResEvals(s->ida, &nre);
+        IDAGetNumJacEvals(s->ida, &nje);
+        IDAGetNumLinSolvSetups(s->ida, &nls);
+        IDAGetNumNonlinSolvIters(s->ida, &nni);
+        IDAGetNumNonlinSolvConvFails(s->ida, &nnf);
+        IDAGetNumErrTestFails(s->ida, &netf);
+        IDAGetNumGEvals(s->ida, &nge);
     }
     fprintf(f, "statistics for %s (%d unknowns, %s linear solver, %d zero-crossing functions, "
-            "%d assertions):\n", r->m->name, (int)r->m->ny, r->sparse ? "KLU sparse" : "dense",
-            (int)r->m->nz, (int)r->m->nassert);
+            "%d assertions):\n", s->m->name, (int)s->m->ny, s->sparse ? "KLU sparse" : "dense",
+            (int)s->m->nz, (int)s->m->nassert);
     fprintf(f, "  steps %ld, residual evals %ld, Jacobian evals %ld, linear setups %ld\n",
             nst, nre, nje, nls);
     fprintf(f, "  Newton iterations %ld, convergence failures %ld, error test failures %ld\n",
             nni, nnf, netf);
     fprintf(f, "  events %ld, re-initializations %ld, zero-crossing evals %ld\n",
-            r->stats.events, r->stats.reinits, nge);
-    for (long k = 0; k < r->stats.events && k < DYRT_EVENT_LOG; k++)
-        fprintf(f, "  event at t = %.17g\n", r->stats.event_t[k]);
-    if (r->stats.events > DYRT_EVENT_LOG)
-        fprintf(f, "  (%ld more events)\n", r->stats.events - DYRT_EVENT_LOG);
+            s->stats.events, s->stats.reinits, nge);
+    for (long k = 0; k < s->stats.events && k < DYRT_EVENT_LOG; k++)
+        fprintf(f, "  event at t = %.17g\n", s->stats.event_t[k]);
+    if (s->stats.events > DYRT_EVENT_LOG)
+        fprintf(f, "  (%ld more events)\n", s->stats.events - DYRT_EVENT_LOG);
     fprintf(f, "  initialization: %ld Newton iterations, %ld residual evals\n",
-            r->stats.init_iters, r->stats.init_res_evals);
-    fprintf(f, "  rows written %ld\n", r->rows);
-    fprintf(f, "  time: setup %.3f s, initialization %.3f s, integration %.3f s, output %.3f s\n",
-            r->stats.t_setup, r->stats.t_init, r->stats.t_integrate, r->stats.t_output);
-    if (r->ida_msg[0])
-        fprintf(f, "  last SUNDIALS message: %s\n", r->ida_msg);
+            s->stats.init_iters, s->stats.init_res_evals);
 }
 
-void dyrt_integrate_free(DyrtRun *r)
+void dyrt_integrate_free(DyrtSim *s)
 {
-    if (r->ida)
-        IDAFree(&r->ida);
-    if (r->LS)
-        SUNLinSolFree(r->LS);
-    if (r->A)
-        SUNMatDestroy(r->A);
-    N_Vector *vecs[] = {&r->yy, &r->yp, &r->id};
+    if (s->ida)
+        IDAFree(&s->ida);
+    if (s->LS)
+        SUNLinSolFree(s->LS);
+    if (s->A)
+        SUNMatDestroy(s->A);
+    N_Vector *vecs[] = {&s->yy, &s->yp, &s->id};
     for (int k = 0; k < 3; k++)
         if (*vecs[k]) {
             N_VDestroy(*vecs[k]);
             *vecs[k] = NULL;
         }
-    if (r->ctx)
-        SUNContext_Free(&r->ctx);
-    free(r->jvals);
-    free(r->rootsfound);
-    r->LS = NULL;
-    r->A = NULL;
-    r->jvals = NULL;
-    r->rootsfound = NULL;
+    if (s->ctx)
+        SUNContext_Free(&s->ctx);
+    free(s->jvals);
+    free(s->rootsfound);
+    s->LS = NULL;
+    s->A = NULL;
+    s->jvals = NULL;
+    s->rootsfound = NULL;
 }

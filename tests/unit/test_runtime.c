@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 #include "dyadrt.h"
@@ -1003,6 +1004,136 @@ START_TEST(bad_descriptor)
 }
 END_TEST
 
+/* ------------------------------------------- the handle (dyrt_create ...) */
+
+/* Errors of the handle go to stderr; keep the test log readable. */
+static int quiet(int on)
+{
+    static int saved = -1;
+    fflush(stderr);
+    if (on) {
+        saved = dup(2);
+        int fd = open("/dev/null", O_WRONLY);
+        dup2(fd, 2);
+        close(fd);
+    } else if (saved >= 0) {
+        dup2(saved, 2);
+        close(saved);
+        saved = -1;
+    }
+    return 0;
+}
+
+/* Stepping by hand gives the closed form, outputs by name and index. */
+START_TEST(handle_closed_form)
+{
+    DyrtSim *s = dyrt_create(&decay);
+    ck_assert_ptr_nonnull(s);
+    ck_assert_int_eq(dyrt_set_tolerances(s, 1e-9, 1e-12), 0);
+    ck_assert_int_eq(dyrt_set_param(s, "k", 3.0), 0);
+    ck_assert_int_eq(dyrt_init(s, 0.25), 0);
+    ck_assert_double_eq(dyrt_time(s), 0.0);
+    double y, k2;
+    for (int i = 1; i <= 4; i++) {
+        ck_assert_int_eq(dyrt_step_to(s, 0.25 * i), 0);
+        ck_assert_double_eq(dyrt_time(s), 0.25 * i);
+        ck_assert_int_eq(dyrt_get_by_name(s, "y", &y), 0);
+        ck_assert_msg(fabs(y - exp(-3.0 * 0.25 * i)) < 1e-8, "y(%g) = %.17g", 0.25 * i, y);
+        ck_assert_double_eq(dyrt_y(s)[0], y);
+    }
+    ck_assert_int_eq(dyrt_get(s, 2, &k2), 0);  /* the dependent default follows k */
+    ck_assert_double_eq(k2, 6.0);
+    ck_assert_int_eq(dyrt_find_output(s, "der(y)"), 1);
+    ck_assert_int_eq(dyrt_find_output(s, "nope"), -1);
+    dyrt_free(s);
+}
+END_TEST
+
+/* Calls out of sequence are refused with a status, never undefined. */
+START_TEST(handle_sequence_errors)
+{
+    DyrtSim *s = dyrt_create(&decay);
+    double v;
+    quiet(1);
+    int before_init = dyrt_step_to(s, 0.5);
+    int get_before = dyrt_get(s, 0, &v);
+    int bad_name = dyrt_set_param(s, "kk", 1.0);
+    int final = dyrt_set_param(s, "fixed", 1.0);
+    int bad_times = dyrt_set_times(s, 1.0, 0.5);
+    int bad_tol = dyrt_set_tolerances(s, 0, 0);
+    int init = dyrt_init(s, 1.0);
+    int set_after = dyrt_set_param_index(s, 0, 1.0);
+    int backwards = (dyrt_step_to(s, 0.5), dyrt_step_to(s, 0.25));
+    int past_stop = dyrt_step_to(s, 2.0);
+    int bad_index = dyrt_get(s, 7, &v);
+    quiet(0);
+    ck_assert_int_eq(before_init, DYRT_EXIT_INTERNAL);
+    ck_assert_int_eq(get_before, DYRT_EXIT_INTERNAL);
+    ck_assert_int_eq(bad_name, DYRT_EXIT_USER);
+    ck_assert_int_eq(final, DYRT_EXIT_USER);
+    ck_assert_int_eq(bad_times, DYRT_EXIT_USER);
+    ck_assert_int_eq(bad_tol, DYRT_EXIT_USER);
+    ck_assert_int_eq(init, 0);
+    ck_assert_int_eq(set_after, DYRT_EXIT_INTERNAL);
+    ck_assert_int_eq(backwards, DYRT_EXIT_INTERNAL);
+    ck_assert_int_eq(past_stop, DYRT_EXIT_INTERNAL);
+    ck_assert_int_eq(bad_index, DYRT_EXIT_INTERNAL);
+    dyrt_free(s);
+    DyrtModel bad = decay;
+    bad.abi_version = 99;
+    quiet(1);
+    s = dyrt_create(&bad);
+    quiet(0);
+    ck_assert_ptr_null(s);
+}
+END_TEST
+
+/* Two handles of one model interleaved: each gives the bits of dyrt_main's
+ * CSV at its own parameter (nothing shared between handles). */
+START_TEST(handle_interleaved)
+{
+    Result *r = run(&decay, "--rtol 1e-8 --atol 1e-12 -p k=0.5");
+    ck_assert_int_eq(r->status, 0);
+    DyrtSim *a = dyrt_create(&decay), *b = dyrt_create(&decay);
+    dyrt_set_tolerances(a, 1e-8, 1e-12);
+    dyrt_set_tolerances(b, 1e-8, 1e-12);
+    dyrt_set_param(a, "k", 0.5);
+    ck_assert_int_eq(dyrt_init(a, 0.1), 0);
+    ck_assert_int_eq(dyrt_init(b, 0.1), 0);
+    for (int i = 1; i < r->csv.nrows; i++) {
+        double t = r->csv.v[i][0], ya, yb;
+        ck_assert_int_eq(dyrt_step_to(a, t), 0);
+        ck_assert_int_eq(dyrt_step_to(b, t), 0);
+        dyrt_get(a, 0, &ya);
+        dyrt_get(b, 0, &yb);
+        ck_assert_double_eq(ya, r->csv.v[i][1]);
+        ck_assert_msg(fabs(yb - exp(-2.0 * t)) < 1e-7, "b: y(%g) = %g", t, yb);
+    }
+    dyrt_free(a);
+    dyrt_free(b);
+}
+END_TEST
+
+/* A failed assertion names itself and ends the simulation: later steps
+ * are refused. */
+START_TEST(handle_assert_final)
+{
+    DyrtSim *s = dyrt_create(&decay);
+    dyrt_set_param(s, "ymin", 0.5);
+    ck_assert_int_eq(dyrt_init(s, 1.0), 0);
+    ck_assert_int_eq(dyrt_check_asserts(s), 0);      /* y(0) = 1 >= 0.5 */
+    ck_assert_int_eq(dyrt_step_to(s, 0.5), 0);
+    quiet(1);
+    int rc = dyrt_check_asserts(s);                  /* y(0.5) = e^-1 < 0.5 */
+    int rc2 = dyrt_step_to(s, 1.0);
+    quiet(0);
+    ck_assert_int_eq(rc, DYRT_EXIT_USER);
+    ck_assert_int_eq(dyrt_failed_assert(s), 1);
+    ck_assert_int_eq(rc2, DYRT_EXIT_INTERNAL);
+    dyrt_free(s);
+}
+END_TEST
+
 static Suite *runtime_suite(void)
 {
     Suite *s = suite_create("runtime");
@@ -1032,6 +1163,10 @@ static Suite *runtime_suite(void)
     tcase_add_test(tc, time_event_tstop);
     tcase_add_test(tc, bad_descriptor);
     tcase_add_test(tc, data_tables);
+    tcase_add_test(tc, handle_closed_form);
+    tcase_add_test(tc, handle_sequence_errors);
+    tcase_add_test(tc, handle_interleaved);
+    tcase_add_test(tc, handle_assert_final);
     tcase_add_test(tc, bad_copy_table);
     suite_add_tcase(s, tc);
     return s;

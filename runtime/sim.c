@@ -1,0 +1,287 @@
+/*
+ * sim.c -- the simulation handle DyrtSim (dyadrt.h): create, set, init,
+ * step, get, free, in the style of SUNDIALS' own solvers.
+ *
+ * Lifecycle: CREATED (settings and parameters accepted) -> dyrt_init ->
+ * READY (dyrt_step_to, getters) -> any failure -> FAILED (getters only).
+ * A call out of sequence is an internal error with a message naming the
+ * call, never undefined behaviour: the FMI wrapper maps it to fmi2Error.
+ *
+ * The phases behind dyrt_init are those of the simulator: parameter
+ * defaults (params.c), the initialization system or `start` + --initial
+ * (init.c), IDA set-up (solver.c), modes and IDACalcIC (integrate.c).
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dyrt_internal.h"
+
+#define DYRT_DEFAULT_RTOL 1e-6
+#define DYRT_DEFAULT_ATOL 1e-8
+
+static const char *const phase_names[] = {"before dyrt_init", "after dyrt_init", "after a failure"};
+
+int dyrt_sim_expect(const DyrtSim *s, DyrtSimPhase phase, const char *fn)
+{
+    if (s->phase == phase)
+        return 0;
+    dyrt_error("internal: %s called %s", fn, phase_names[s->phase]);
+    return DYRT_EXIT_INTERNAL;
+}
+
+/* Model defaults over built-in defaults (the command line comes later). */
+static void default_settings(DyrtSim *s)
+{
+    const DyrtSettings *d = &s->m->defaults;
+    s->start = d->start;
+    s->stop = d->stop > d->start ? d->stop : d->start + 1.0;
+    s->rtol = d->rtol > 0 ? d->rtol : DYRT_DEFAULT_RTOL;
+    s->atol = d->atol > 0 ? d->atol : DYRT_DEFAULT_ATOL;
+    s->dtmax = d->dtmax > 0 ? d->dtmax : 0.0;
+}
+
+DyrtSim *dyrt_create(const DyrtModel *m)
+{
+    if (dyrt_check_model(m))
+        return NULL;
+    DyrtSim *s = dyrt_calloc(1, sizeof *s);
+    if (!s)
+        return NULL;
+    s->m = m;
+    s->phase = DYRT_SIM_CREATED;
+    s->bad_res = -1;
+    s->chatter_t = -INFINITY;
+    s->tstop_done = -INFINITY;
+    default_settings(s);
+    s->t = s->start;
+    s->outbuf = dyrt_calloc((size_t)m->nout, sizeof *s->outbuf);
+    if (!s->outbuf || dyrt_params_alloc(s)) {
+        dyrt_free(s);
+        return NULL;
+    }
+    return s;
+}
+
+void dyrt_free(DyrtSim *s)
+{
+    if (!s)
+        return;
+    dyrt_integrate_free(s);
+    free(s->p);
+    free(s->gbuf);
+    free(s->zc_last);
+    free(s->ytmp);
+    free(s->yptmp);
+    free(s->given);
+    free(s->y0);
+    free(s->yp0);
+    free(s->outbuf);
+    for (int k = 0; k < s->ninitials; k++)
+        free(s->initials[k].name);
+    free(s->initials);
+    free(s);
+}
+
+int dyrt_set_times(DyrtSim *s, double start, double stop)
+{
+    if (dyrt_sim_expect(s, DYRT_SIM_CREATED, "dyrt_set_times"))
+        return DYRT_EXIT_INTERNAL;
+    if (!isfinite(start) || !isfinite(stop)) {
+        dyrt_error("start and stop times must be finite");
+        return DYRT_EXIT_USER;
+    }
+    if (stop < start) {
+        dyrt_error("stop time %.17g is before start time %.17g", stop, start);
+        return DYRT_EXIT_USER;
+    }
+    s->start = s->t = start;
+    s->stop = stop;
+    return 0;
+}
+
+int dyrt_set_tolerances(DyrtSim *s, double rtol, double atol)
+{
+    if (dyrt_sim_expect(s, DYRT_SIM_CREATED, "dyrt_set_tolerances"))
+        return DYRT_EXIT_INTERNAL;
+    if (!(rtol >= 0) || !(atol >= 0) || (rtol == 0 && atol == 0)) {
+        dyrt_error(rtol == 0 && atol == 0 ? "--rtol and --atol cannot both be zero"
+                                          : "tolerances must not be negative");
+        return DYRT_EXIT_USER;
+    }
+    s->rtol = rtol;
+    s->atol = atol;
+    return 0;
+}
+
+int dyrt_set_max_step(DyrtSim *s, double dtmax)
+{
+    if (dyrt_sim_expect(s, DYRT_SIM_CREATED, "dyrt_set_max_step"))
+        return DYRT_EXIT_INTERNAL;
+    if (!(dtmax >= 0)) {
+        dyrt_error("the largest step must not be negative");
+        return DYRT_EXIT_USER;
+    }
+    s->dtmax = dtmax;
+    return 0;
+}
+
+void dyrt_set_verbose(DyrtSim *s, int verbose)
+{
+    s->verbose = verbose;
+}
+
+int dyrt_eval_params(DyrtSim *s)
+{
+    if (dyrt_sim_expect(s, DYRT_SIM_CREATED, "dyrt_eval_params"))
+        return DYRT_EXIT_INTERNAL;
+    return dyrt_params_defaults(s);
+}
+
+const double *dyrt_params(const DyrtSim *s)
+{
+    return s->p;
+}
+
+int dyrt_set_initial(DyrtSim *s, const char *name, double value)
+{
+    if (dyrt_sim_expect(s, DYRT_SIM_CREATED, "dyrt_set_initial"))
+        return DYRT_EXIT_INTERNAL;
+    DyrtNameValue *grown = realloc(s->initials, sizeof *grown * (size_t)(s->ninitials + 1));
+    char *copy = strdup(name);
+    if (grown)
+        s->initials = grown;
+    if (!grown || !copy) {
+        free(copy);
+        dyrt_error("out of memory");
+        return DYRT_EXIT_INTERNAL;
+    }
+    s->initials[s->ninitials++] = (DyrtNameValue){.name = copy, .value = value};
+    return 0;
+}
+
+static int init_phases(DyrtSim *s, double tout1)
+{
+    int rc = dyrt_params_check(s);
+    if (!rc)
+        rc = dyrt_params_defaults(s);
+    if (!rc)
+        rc = dyrt_initialize(s);
+    if (!rc)
+        rc = dyrt_integrate_setup(s);
+    if (!rc && s->ida)
+        rc = dyrt_initial_values(s, tout1);
+    else if (!rc)
+        dyrt_modes_from_signs(s, s->start, NULL, NULL, NULL);
+    return rc;
+}
+
+int dyrt_init(DyrtSim *s, double tout1)
+{
+    if (dyrt_sim_expect(s, DYRT_SIM_CREATED, "dyrt_init"))
+        return DYRT_EXIT_INTERNAL;
+    double t0 = dyrt_now();
+    int rc = init_phases(s, tout1);
+    s->stats.t_init = dyrt_now() - t0;
+    s->t = s->start;
+    s->phase = rc ? DYRT_SIM_FAILED : DYRT_SIM_READY;
+    return rc;
+}
+
+int dyrt_step_to(DyrtSim *s, double tout)
+{
+    if (dyrt_sim_expect(s, DYRT_SIM_READY, "dyrt_step_to"))
+        return DYRT_EXIT_INTERNAL;
+    if (!(tout >= s->t) || !(tout <= s->stop)) {
+        dyrt_error("internal: dyrt_step_to(%.17g) outside [%.17g, %.17g]", tout, s->t, s->stop);
+        return DYRT_EXIT_INTERNAL;
+    }
+    int rc = dyrt_advance(s, tout);
+    if (rc)
+        s->phase = DYRT_SIM_FAILED;
+    return rc;
+}
+
+int dyrt_failed_assert(const DyrtSim *s)
+{
+    return s->failed_assert;
+}
+
+int dyrt_check_asserts(DyrtSim *s)
+{
+    if (s->phase == DYRT_SIM_CREATED)
+        return dyrt_sim_expect(s, DYRT_SIM_READY, "dyrt_check_asserts");
+    int rc = dyrt_asserts_at(s, s->t, dyrt_y(s), dyrt_yp(s));
+    if (rc)
+        s->phase = DYRT_SIM_FAILED;
+    return rc;
+}
+
+double dyrt_time(const DyrtSim *s)
+{
+    return s->t;
+}
+
+double dyrt_stop_time(const DyrtSim *s)
+{
+    return s->stop;
+}
+
+const double *dyrt_y(const DyrtSim *s)
+{
+    return s->ida ? N_VGetArrayPointer(s->yy) : s->y0;
+}
+
+const double *dyrt_yp(const DyrtSim *s)
+{
+    return s->ida ? N_VGetArrayPointer(s->yp) : s->yp0;
+}
+
+void dyrt_outputs(const DyrtSim *s, double *out)
+{
+    dyrt_model_outputs(s->m, s->t, dyrt_y(s), dyrt_yp(s), s->p, out);
+}
+
+int dyrt_find_output(const DyrtSim *s, const char *name)
+{
+    return dyrt_find(name, s->m->out_names, s->m->nout);
+}
+
+/* One column: every output into the scratch row (the generated function
+ * computes all of them at once). */
+int dyrt_get(DyrtSim *s, int i, double *value)
+{
+    const DyrtModel *m = s->m;
+    if (i < 0 || i >= m->nout || s->phase == DYRT_SIM_CREATED) {
+        dyrt_error("internal: dyrt_get(%d): %s", i, s->phase == DYRT_SIM_CREATED
+                   ? "called before dyrt_init" : "no such output");
+        return DYRT_EXIT_INTERNAL;
+    }
+    dyrt_outputs(s, s->outbuf);
+    *value = s->outbuf[i];
+    return 0;
+}
+
+int dyrt_get_by_name(DyrtSim *s, const char *name, double *value)
+{
+    int i = dyrt_find_output(s, name);
+    if (i < 0) {
+        const char *near = dyrt_closest(name, s->m->out_names, s->m->nout);
+        if (near)
+            dyrt_error("unknown variable '%s'; did you mean '%s'?", name, near);
+        else
+            dyrt_error("unknown variable '%s'", name);
+        return DYRT_EXIT_USER;
+    }
+    return dyrt_get(s, i, value);
+}
+
+const char *dyrt_solver_message(const DyrtSim *s)
+{
+    return s->ida_msg;
+}
+
+double dyrt_init_seconds(const DyrtSim *s)
+{
+    return s->stats.t_init;
+}
