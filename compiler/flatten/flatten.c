@@ -25,23 +25,12 @@ static void flattener_init(Flattener *F, Program *p, ExprCtx *ctx) {
     F->s_String = intern_cstr(in, "String");
 }
 
-static void prepare_sets(Flattener *F) {
-    F->nkeyvars = F->m->vars.len; /* later variables (der(der(x)) helpers) are never connected */
-    uint32_t nk = 2 * F->m->vars.len + 1;
-    F->uf = ARENA_ARRAY(F->arena, uint32_t, nk);
-    for (uint32_t k = 0; k < nk; k++) F->uf[k] = k;
-    F->key_span = ARENA_ARRAY(F->arena, Span, nk);
-    F->key_origin = ARENA_ARRAY(F->arena, const char *, nk);
-    F->key_used = ARENA_ARRAY(F->arena, unsigned char, nk);
-    F->var_defined = ARENA_ARRAY(F->arena, unsigned char, nk);
-}
-
 /* instance tree -> variables -> values -> connects -> equations */
 static FlatModel *flatten_from(Flattener *F, Def *d, PendingVec *mods) {
     unsigned errors = diag_error_count();
     Inst *top = inst_build_under(F, d, mods);
     if (diag_error_count() > errors) return NULL;
-    prepare_sets(F);
+    connect_init(F);
     flatten_bindings(F);
     flatten_relations(F, top);
     connect_prepare_sets(F);
