@@ -10,7 +10,8 @@
  *     a pipe or file, so captured diagnostics stay deterministic.
  *   - With -v every announced phase is announced at once, wherever stderr goes.
  *   - With --time-passes every phase ends with a line `time: NAME  T ms
- *     (peak memory M MB)`.
+ *     (peak memory M MB)` (timing_phase of support.h, which the phases use
+ *     for their sub-passes).
  * The watcher is the only other thread; it touches nothing but this clock
  * and stderr, under the clock's mutex.
  */
@@ -18,7 +19,6 @@
 
 #include <pthread.h>
 #include <stdlib.h>
-#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -36,11 +36,7 @@ struct PhaseClock {
     double t0;              /* its start (CLOCK_MONOTONIC seconds) */
 };
 
-static double now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
+static double now(void) { return timing_now(); }
 
 static void say_begin(PhaseClock *c) {
     if (c->what) fprintf(stderr, "dyadc: %s of %s...\n", c->phase, c->what);
@@ -109,13 +105,10 @@ void phase_end(PhaseClock *c) {
         pthread_mutex_unlock(&c->mu);
         return;
     }
-    double t = now() - c->t0;
-    if (c->announced) fprintf(stderr, "dyadc: %s done in %.1f s\n", c->phase, t);
-    if (c->time_passes) {
-        struct rusage ru;
-        getrusage(RUSAGE_SELF, &ru);
-        fprintf(stderr, "time: %-10s %10.3f ms  (peak memory %ld MB)\n", c->phase, 1e3 * t, ru.ru_maxrss / 1024);
-    }
+    double t0 = c->t0, t = now() - t0;
+    if (c->announced && t < 1) fprintf(stderr, "dyadc: %s done in %.0f ms\n", c->phase, 1e3 * t);
+    else if (c->announced) fprintf(stderr, "dyadc: %s done in %.1f s\n", c->phase, t);
+    if (c->time_passes) timing_phase(c->phase, &t0);
     c->phase = NULL;
     pthread_cond_signal(&c->cv);
     pthread_mutex_unlock(&c->mu);
