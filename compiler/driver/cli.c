@@ -310,7 +310,6 @@ static int run_command(Driver *d, const struct CmdInfo *c, int argc, char **argv
     d->argv0 = argv[0];
     int rc = driver_parse_args(d, argc, argv);
     if (rc >= 0) return rc;
-    timing_enable(d->time_passes);
     d->clock = phase_clock_new(d->verbose, d->time_passes, d->model);
     rc = c->run(d);
     phase_clock_free(d->clock);

@@ -76,6 +76,7 @@ PhaseClock *phase_clock_new(bool verbose, bool time_passes, const char *what) {
     if (!c) return NULL;
     c->verbose = verbose;
     c->time_passes = time_passes;
+    timing_enable(time_passes); /* the phases' own sub-pass lines too */
     c->tty = isatty(2);
     c->what = what;
     pthread_mutex_init(&c->mu, NULL);
