@@ -22,7 +22,7 @@
 static bool is_param_kind(FlatVarKind k) { return k == FV_PARAMETER || k == FV_CONSTANT; }
 
 void add_eq(Flattener *F, FlatEqKind k, Expr *l, Expr *r, const char *origin, Span sp) {
-    vec_push(F->arena, &F->m->eqs, ((FlatEq){k, l, r, origin, sp}));
+    vec_push(F->arena, &F->m->eqs, ((FlatEq){k, l, r, origin, sp, 0}));
 }
 
 /* der(der(x)): the inner derivative becomes a helper variable `x'` with
@@ -305,6 +305,7 @@ static bool uses_instream(AstNode *e) {
 }
 
 static void translate(Flattener *F, Inst *inst, Env *env, AstNode *r) {
+    if (clock_relation(F, inst, env, r)) return;
     if (r->kind == AST_EQUATION) tr_equation(F, inst, env, r);
     else tr_assert(F, inst, env, r);
 }

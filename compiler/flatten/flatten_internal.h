@@ -183,6 +183,7 @@ struct Flattener {
     Vec(struct Deferred) deferred; /* relations after the connects (instream needs the sets) */
     HashMap aux_der;        /* var + 1 -> helper variable index + 1 for der(der(var)) */
     ConnSets cs;
+    struct ClockState *clk; /* clock parameters, links, helpers (clocks.c); NULL until used */
 };
 
 /* instance.c */
@@ -254,6 +255,14 @@ void connect_members(Flattener *F, Inst *inst, Env *env, AstNode *r);
 void flatten_connections(Flattener *F);
 void connect_prepare_sets(Flattener *F);
 bool tr_instream(Flattener *F, Tx t, AstNode *call, bool actual, Val *out);
+
+/* clocks.c (docs/LANGUAGE.md, "Clocks") */
+bool tr_at(Flattener *F, Tx t, AstNode *e, Val *out);
+bool tr_clock_builtin(Flattener *F, Tx t, AstNode *call, Sym name, Val *out, bool *handled);
+bool clock_relation(Flattener *F, Inst *inst, Env *env, AstNode *r);
+void clock_bind_instances(Flattener *F, Inst *top);
+/* clock_infer.c */
+void clock_infer(Flattener *F, uint32_t first_connect_eq);
 
 /* flatten.c */
 FlatModel *flatten_model_of(Flattener *F, Def *d, PendingVec *mods);

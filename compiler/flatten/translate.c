@@ -388,6 +388,7 @@ static bool tr_call(Flattener *F, Tx t, AstNode *e, Val *out) {
     }
     bool handled = false;
     bool ok = tr_builtin(F, t, e, name, out, &handled);
+    if (!handled) ok = tr_clock_builtin(F, t, e, name, out, &handled);
     if (handled) return ok;
     diag_error(callee->span, "unknown function `%s`", name);
     return false;
@@ -436,9 +437,7 @@ bool tr_val(Flattener *F, Tx t, AstNode *e, Val *out) {
     case AST_COLON:
         diag_error(e->span, "`:` is only allowed inside an index");
         return false;
-    case AST_AT:
-        diag_error(e->span, "clocked expressions (`@`) are not supported yet");
-        return false;
+    case AST_AT: return tr_at(F, t, e, out);
     default:
         diag_error(e->span, "this expression form (%s) is not supported", ast_kind_names[e->kind]);
         return false;
