@@ -37,7 +37,7 @@ static const OptSpec optspecs[] = {
     {"--dtmax", OPT_DTMAX, 1, "--dtmax H", "largest step size (0 = unlimited)"},
     {"-p", OPT_PARAM, 1, "-p, --param NAME=VALUE", "set a parameter (repeatable)"},
     {"--param", OPT_PARAM, 1, NULL, NULL},
-    {"--initial", OPT_INITIAL, 1, "--initial NAME=VALUE", "initial value of an unknown (repeatable)"},
+    {"--initial", OPT_INITIAL, 1, "--initial NAME=VALUE", "initial value of a variable (repeatable)"},
     {"--vars", OPT_VARS, 1, "--vars NAME,...", "output columns, in this order"},
     {"-o", OPT_OUTPUT, 1, "-o, --output FILE", "result CSV (default <model name>.csv; - = stdout)"},
     {"--output", OPT_OUTPUT, 1, NULL, NULL},

@@ -40,6 +40,7 @@ typedef enum {
     OK_FLAG,      /* bool field */
     OK_VALUE,     /* const char * field */
     OK_LIST,      /* Vec(const char *) field, repeatable; also -LDIR */
+    OK_PAIRS,     /* Vec(char *) field: the spelling and the value, repeatable */
     OK_OPT_LEVEL, /* -O0..-O3 */
     OK_HELP,      /* this command's page */
 } OptKind;
@@ -71,6 +72,8 @@ static const Opt options[] = {
     {"--check", NULL, CMD_BIT(FMT), OK_FLAG, F(fmt_check), false,
      "print nothing; name the files not in canonical form"},
     {"-o", "EXE", CMD_BIT(BUILD), OK_VALUE, F(output), false, "the simulator executable to write"},
+    {"--initial", "NAME=VALUE", CMDS_CODE, OK_PAIRS, F(initial_args), false,
+     "initial value of any variable, compiled in (repeatable)"},
     {"-O", NULL, CMDS_CODE, OK_OPT_LEVEL, F(opt_level), false,
      "-O0..-O3: optimization of the generated code (default -O2)"},
     {"--emit-llvm", NULL, CMDS_CODE, OK_FLAG, F(emit_llvm), false, "print the LLVM IR on stdout"},
@@ -242,6 +245,10 @@ static int apply(Driver *d, const Opt *o, const char *value) {
     case OK_FLAG: *(bool *)(base + o->field) = true; return -1;
     case OK_VALUE: *(const char **)(base + o->field) = value; return -1;
     case OK_LIST: vec_push(d->arena, (Vec(const char *) *)(void *)(base + o->field), value); return -1;
+    case OK_PAIRS:
+        vec_push(d->arena, (Vec(char *) *)(void *)(base + o->field), (char *)o->name);
+        vec_push(d->arena, (Vec(char *) *)(void *)(base + o->field), (char *)value);
+        return -1;
     case OK_OPT_LEVEL: d->opt_level = value[0] - '0'; return -1;
     case OK_HELP: print_command(stdout, &commands[d->cmd - 1]); return 0;
     }
