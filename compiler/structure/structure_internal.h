@@ -122,6 +122,8 @@ void st_incidence(St *t, uint32_t e);   /* (re)compute eq[e].inc */
 /* solve.c: the solvability rule; the solution of r = 0 for the leaf x, or
  * NULL when r may not be solved for x symbolically (flat: its equation) */
 Expr *st_solve(St *t, Expr *r, Expr *x, int32_t flat);
+/* partition.c: clocks and their partitions (after the continuous system and its events) */
+void struct_build_clocks(St *t);
 /* alias.c, init.c, events.c */
 void struct_alias(St *t);
 void struct_build_init(St *t);
