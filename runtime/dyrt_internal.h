@@ -32,11 +32,16 @@
 /* Event iteration: at most this many mode updates + restarts at one instant. */
 #define DYRT_MODE_ITER_MAX 20
 
-/* A root of function k this close (relative) to k's last mode change does
- * not change the mode again: IDA places roots within its tolerance on either
- * side, and a g that depends on algebraic unknowns jitters around the
- * restart point. */
-#define DYRT_EVENT_DEBOUNCE 1e-9
+/* A function whose mode changes this often at one instant (within
+ * DYRT_CHATTER_WINDOW) goes back and forth: chattering, an error. */
+#define DYRT_FLIP_MAX 3
+
+/* After a restart the integrator goes on by this much (relative to the
+ * simulated span) and then checks every mode against the sign of its
+ * function (integrate.c: the crossing back that the root finder cannot
+ * see).  Far above the root finder's placement error (~1e-14 relative),
+ * far below the time scales anyone simulates with a given span. */
+#define DYRT_EVENT_CHECK 1e-6
 
 /* -v lists the times of the first DYRT_EVENT_LOG events. */
 #define DYRT_EVENT_LOG 32
@@ -69,7 +74,13 @@ struct DyrtSim {
     /* parameters and state */
     double *p;                 /* [np + nmodes]: parameters, then the modes */
     double *gbuf;              /* [nz] zero-crossing values (mode updates) */
-    double *zc_last;           /* [nz] time of function k's last mode change */
+    double *y_event, *yp_event; /* [ny] the point of the last restart, to go back to */
+    unsigned char *flips;      /* [nz] mode changes of function k at the instant flip_t */
+    double flip_t;             /* the instant (within DYRT_CHATTER_WINDOW) */
+    unsigned char *mismatch;   /* [nz] scratch: sign and mode disagree */
+    double *modes_prev;        /* [nz] scratch: the modes before an update */
+    int check_pending;         /* a check after the restart at check_t0 is due at check_t */
+    double check_t0, check_t;
     double *ytmp, *yptmp;      /* [ny] look-ahead point (modes at g = 0) */
     unsigned char *given;      /* [np] */
     double *y0, *yp0;          /* [ny] consistent start (before IDA) */
@@ -155,6 +166,8 @@ int dyrt_plot(const DyrtRun *r, const char *csv);
 int dyrt_modes_from_signs(DyrtSim *s, double t, const double *y, const double *yp,
                           const int *keep);
 int dyrt_modes_from_roots(DyrtSim *s, double t);
+int dyrt_modes_mismatch(DyrtSim *s, double t, const double *y, const double *yp);
+const char *dyrt_event_name(const DyrtSim *s, int k, char *buf, size_t n);
 
 /* solver.c */
 int dyrt_integrate_setup(DyrtSim *s);

@@ -339,6 +339,46 @@ START_TEST(required_parameters) {
 }
 END_TEST
 
+/* ---- events: a crossing back right after an event (sliding) -----------
+ * Friction (e2e/friction.dyad): v = 1 - t/2 until v = 0 at t = 2, where both
+ * branches of `v > 0` drive v back across: exit 1 with a chattering error
+ * at t = 2 naming the condition and its line, every row before it exact.
+ * Before the fix the crossing back went unnoticed: exit 0, v = 4.5 at t = 5. */
+static void check_sliding(const char *model, const char *cond, const char *where, double t_expect) {
+    char csv[128], log[128];
+    snprintf(csv, sizeof csv, "e2e_%s.csv", model);
+    snprintf(log, sizeof log, "e2e_%s.log", model);
+    char *argv[] = {(char *)DYADC, "run", (char *)E2E("friction.dyad"), "--no-stdlib", "--model",
+                    (char *)model, "--stop", "5", "--interval", "0.01", "-o", csv, NULL};
+    int rc = st_run(argv, log);
+    char *text = st_slurp(log);
+    fprintf(stderr, "%s: exit %d\n%s", model, rc, text);
+    ck_assert_int_eq(rc, 1);
+    assert_contains(text, "chattering");
+    assert_contains(text, cond);
+    assert_contains(text, where);
+    const char *at = strstr(text, "at t = ");
+    ck_assert_ptr_nonnull(at);
+    double t = strtod(at + 7, NULL);
+    ck_assert_msg(fabs(t - t_expect) < 1e-6, "stopped at t = %.17g, expected %g", t, t_expect);
+    StCsv c = read_csv(csv);
+    ck_assert_int_ge(c.nrows, (int)(100 * t_expect));
+    double last = c.nrows ? st_csv(&c, c.nrows - 1, 0) : -1;
+    ck_assert_msg(last <= t + 1e-12, "row at t = %g after the stop", last);
+    int kv = st_csv_col(&c, "v");
+    for (int r = 0; kv >= 0 && r < c.nrows; r++)
+        ck_assert_double_eq_tol(st_csv(&c, r, kv), 1 - st_csv(&c, r, 0) / 2, 1e-9);
+    free(text);
+    st_csv_free(&c);
+}
+
+START_TEST(sliding_is_an_error) {
+    check_sliding("Friction", "the condition `v > 0` (", "friction.dyad:13)", 2.0);
+    check_sliding("FrictionSign", "the condition `sign(v)` (", "friction.dyad:24)", 2.0);
+    check_sliding("Relay", "the condition `x > 0` (", "friction.dyad:32)", 0.0);
+}
+END_TEST
+
 /* ---- --plot: gnuplot draws the CSV; without gnuplot a clear message ----- */
 
 static int file_starts_with(const char *path, const char *magic, size_t n) {
@@ -402,6 +442,7 @@ static Suite *suite(void) {
     tcase_add_test(tc, failed_initialization);
     tcase_add_test(tc, failed_assertion);
     tcase_add_test(tc, rectifier_events);
+    tcase_add_test(tc, sliding_is_an_error);
     tcase_add_test(tc, required_parameters);
     tcase_add_test(tc, plot_png_svg_and_no_gnuplot);
     suite_add_tcase(s, tc);
