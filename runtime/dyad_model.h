@@ -57,7 +57,7 @@
 
 #include <stdint.h>
 
-#define DYRT_ABI_VERSION 4
+#define DYRT_ABI_VERSION 5
 #define DYRT_MODEL_SYMBOL "dyad_model"
 
 /* param_flags bits */
@@ -82,6 +82,17 @@ enum {
  * (compiler/structure/system.h); codegen maps one to the other. */
 enum {
     DYRT_EVENT_RELATION = 0     /* mode = 1 while zero_crossings()[k] > 0 */
+};
+
+/* risk_kind: an operation that makes a finite argument NaN or Inf, and the
+ * test on the argument that tells (compiler twin: SYS_RISK_KINDS). */
+enum {
+    DYRT_RISK_DIV = 0,          /* a / x: x == 0 */
+    DYRT_RISK_SQRT = 1,         /* sqrt(x): x < 0 */
+    DYRT_RISK_LOG = 2,          /* log(x), log10(x): x <= 0 */
+    DYRT_RISK_ASIN = 3,         /* asin(x), acos(x): |x| > 1 */
+    DYRT_RISK_POW_NEG = 4,      /* x^c, c not an integer: x < 0 */
+    DYRT_RISK_POW_ZERO = 5      /* x^c, c < 0: x == 0 */
 };
 
 /* Simulation settings; a model carries defaults (from an analysis or the
@@ -196,6 +207,24 @@ typedef struct DyrtModel {
     const char *const *event_names;   /* [nz] the condition as written, with its
                                          location ("v > 0 (friction.dyad:5)"),
                                          for messages */
+
+    /* ABI 5 (appended; NULL/0 when absent): where values come from, for the
+     * message on a NaN or Inf.  Equations e are instances of source
+     * relations; src_names holds each relation once with its line. */
+    int32_t nsrc;
+    const char *const *src_names;     /* [nsrc] "i = v / R (rc.dyad:12)" */
+    int32_t neq;
+    const int32_t *eq_src;            /* [neq] index into src_names */
+    const int32_t *resid_eq;          /* [ny] equation of residual row r, -1 */
+    const int32_t *out_eq;            /* [nout] equation computing output j, -1
+                                         for states, aliases, parameters */
+    const int32_t *out_rank;          /* [nout] evaluation order of that
+                                         computation (BLT position), -1 */
+    int32_t nrisk;                    /* risky operations, ascending risk_eq */
+    const int32_t *risk_eq;           /* [nrisk] */
+    const unsigned char *risk_kind;   /* [nrisk] DYRT_RISK_* */
+    const int32_t *risk_arg;          /* [nrisk] the argument: output column
+                                         >= 0, parameter p as -(p + 1) */
 } DyrtModel;
 
 #endif

@@ -102,6 +102,8 @@ struct DyrtSim {
     int failed_assert;         /* 1 + index of the assertion that failed at an event */
     /* diagnostics */
     int bad_res;               /* index of the last non-finite residual, -1 */
+    double bad_t;              /* ... and the point where it was evaluated */
+    double *bad_y, *bad_yp;    /* [ny] */
     char ida_msg[256];         /* last message of SUNDIALS' error handler */
     DyrtStats stats;
 };
@@ -138,6 +140,7 @@ int dyrt_parse_double(const char *s, double *v);
 const char *dyrt_closest(const char *name, const char *const *names, int n);
 int dyrt_find(const char *name, const char *const *names, int n);
 void *dyrt_calloc(size_t n, size_t size);
+size_t dyrt_location_at(const char *name);
 int dyrt_check_model(const DyrtModel *m);
 
 /* sim.c: 0 when s is in `phase`, else `error: internal: <fn> called ...` */
@@ -177,6 +180,10 @@ void dyrt_integrate_free(DyrtSim *s);
 int dyrt_initial_values(DyrtSim *s, double tout1);
 int dyrt_advance(DyrtSim *s, double tout);
 int dyrt_asserts_at(DyrtSim *s, double t, const double *y, const double *yp);
+
+/* nonfinite.c */
+const char *dyrt_value_word(double x);
+void dyrt_explain_point(DyrtSim *s, int row, double t, const double *y, const double *yp);
 
 /* solver.c: the smallest step that still makes progress at time t */
 double dyrt_min_step(double t);

@@ -25,7 +25,6 @@
  * Models without modes (nmodes == 0) compare continuously; these functions
  * then change nothing.  dyrt_event_name names function k for messages.
  */
-#include <ctype.h>
 #include <math.h>
 #include <string.h>
 
@@ -133,22 +132,6 @@ int dyrt_modes_mismatch(DyrtSim *s, double t, const double *y, const double *yp)
     return n;
 }
 
-/* Where the location " (file:line)" begins in an event name, else its end. */
-static size_t location_at(const char *name)
-{
-    size_t len = strlen(name), i = len;
-    if (len < 5 || name[len - 1] != ')')
-        return len;
-    for (i = len - 1; i > 0 && isdigit((unsigned char)name[i - 1]); i--)
-        ;
-    if (i == len - 1 || i < 2 || name[i - 1] != ':')
-        return len;
-    const char *open = NULL;
-    for (const char *p = name; (p = strstr(p, " (")) && p < name + i; p++)
-        open = p;
-    return open ? (size_t)(open - name) : len;
-}
-
 /* "the condition `v > 0` (friction.dyad:8)", or by number without names */
 const char *dyrt_event_name(const DyrtSim *s, int k, char *buf, size_t n)
 {
@@ -158,7 +141,7 @@ const char *dyrt_event_name(const DyrtSim *s, int k, char *buf, size_t n)
         return buf;
     }
     const char *name = m->event_names[k];
-    size_t at = location_at(name);
+    size_t at = dyrt_location_at(name);
     snprintf(buf, n, "the condition `%.*s`%s", (int)at, name, name + at);
     return buf;
 }

@@ -83,12 +83,24 @@ static int sim_failed(DyrtSim *s, int flag, const char *what)
     double t = s->start, h = 0;
     IDAGetCurrentTime(s->ida, &t);
     IDAGetLastStep(s->ida, &h);
-    char extra[96] = "";
-    if (s->bad_res >= 0)
-        snprintf(extra, sizeof extra, "; residual %d was not finite (NaN or Inf)", s->bad_res);
+    char extra[512] = "";
+    if (s->bad_res >= 0) {
+        const DyrtModel *m = s->m;
+        int32_t eq = m->resid_eq ? m->resid_eq[s->bad_res] : -1, src = eq >= 0 && m->eq_src ? m->eq_src[eq] : -1;
+        if (src >= 0 && src < m->nsrc) {
+            const char *name = m->src_names[src];
+            size_t at = dyrt_location_at(name);
+            snprintf(extra, sizeof extra, "; the residual of `%.*s`%s was not finite", (int)at,
+                     name, name + at);
+        } else {
+            snprintf(extra, sizeof extra, "; residual %d was not finite (NaN or Inf)", s->bad_res);
+        }
+    }
     dyrt_error("simulation failed at t = %.17g: %s%s (last step size h = %.3g)", t,
                what ? what : flag_text(flag), extra, h);
-    if (flag == IDA_FIRST_RES_FAIL || flag == IDA_NO_RECOVERY || flag == IDA_LINESEARCH_FAIL)
+    if (s->bad_res >= 0 && s->bad_y)
+        dyrt_explain_point(s, s->bad_res, s->bad_t, s->bad_y, s->bad_yp);
+    else if (flag == IDA_FIRST_RES_FAIL || flag == IDA_NO_RECOVERY || flag == IDA_LINESEARCH_FAIL)
         fputs("note: the initial values may be inconsistent\n", stderr);
     return DYRT_EXIT_USER;
 }

@@ -148,6 +148,9 @@ int dyrt_output_row(DyrtRun *r)
 {
     double t0 = dyrt_now(), t = dyrt_time(r->sim);
     dyrt_outputs(r->sim, r->outbuf);
+    int rc = dyrt_check_outputs(r->sim, r->outbuf);  /* no NaN written as data */
+    if (rc)
+        return rc;
     char *p = r->rowbuf;
     p += dyrt_format_double(p, t);
     for (int k = 0; k < r->ncols; k++) {

@@ -28,14 +28,16 @@ static int residual_cb(sunrealtype t, N_Vector yy, N_Vector yp, N_Vector rr, voi
 {
     DyrtSim *s = user;
     double *res = N_VGetArrayPointer(rr);
-    if (s->m->residual(t, N_VGetArrayPointer(yy), N_VGetArrayPointer(yp), s->p, res) != 0)
-        return 1;
+    int rc = s->m->residual(t, N_VGetArrayPointer(yy), N_VGetArrayPointer(yp), s->p, res) != 0;
     for (int32_t i = 0; i < s->m->ny; i++)
-        if (!isfinite(res[i])) {
+        if (!isfinite(res[i])) {  /* kept for the message if IDA gives up */
             s->bad_res = i;
+            s->bad_t = t;
+            memcpy(s->bad_y, N_VGetArrayPointer(yy), sizeof(double) * (size_t)s->m->ny);
+            memcpy(s->bad_yp, N_VGetArrayPointer(yp), sizeof(double) * (size_t)s->m->ny);
             return 1;
         }
-    return 0;
+    return rc;
 }
 
 /* CSC: IDA zeroes J (pattern included) before each call, so the pattern is
@@ -100,7 +102,9 @@ static int vectors(DyrtSim *s)
     s->yp = N_VNew_Serial(m->ny, s->ctx);
     s->id = N_VNew_Serial(m->ny, s->ctx);
     s->rootsfound = dyrt_calloc((size_t)m->nz, sizeof *s->rootsfound);
-    if (!s->yy || !s->yp || !s->id || !s->rootsfound)
+    s->bad_y = dyrt_calloc((size_t)m->ny, sizeof *s->bad_y);
+    s->bad_yp = dyrt_calloc((size_t)m->ny, sizeof *s->bad_yp);
+    if (!s->yy || !s->yp || !s->id || !s->rootsfound || !s->bad_y || !s->bad_yp)
         return -1;
     memcpy(N_VGetArrayPointer(s->yy), s->y0, sizeof(double) * (size_t)m->ny);
     memcpy(N_VGetArrayPointer(s->yp), s->yp0, sizeof(double) * (size_t)m->ny);
@@ -252,6 +256,9 @@ void dyrt_integrate_free(DyrtSim *s)
         SUNContext_Free(&s->ctx);
     free(s->jvals);
     free(s->rootsfound);
+    free(s->bad_y);
+    free(s->bad_yp);
+    s->bad_y = s->bad_yp = NULL;
     s->LS = NULL;
     s->A = NULL;
     s->jvals = NULL;

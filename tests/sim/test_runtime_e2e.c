@@ -379,6 +379,60 @@ START_TEST(sliding_is_an_error) {
 }
 END_TEST
 
+/* ---- NaN and Inf (e2e/nonfinite.dyad) ------------------------------------
+ * Each run stops with exit 1 and one message naming the value, the relation
+ * and line where it began and the operation (argument value included); the
+ * CSV keeps every row before it and holds no nan/inf. */
+static void check_nonfinite(const char *model, const char *const *needles, double t_lo,
+                            double t_hi) {
+    char csv[128], log[128];
+    snprintf(csv, sizeof csv, "e2e_nf_%s.csv", model);
+    snprintf(log, sizeof log, "e2e_nf_%s.log", model);
+    char *argv[] = {(char *)DYADC, "run", (char *)E2E("nonfinite.dyad"), "--no-stdlib", "--model",
+                    (char *)model, "--stop", "2", "--interval", "0.01", "-o", csv, NULL};
+    int rc = st_run(argv, log);
+    char *text = st_slurp(log);
+    fprintf(stderr, "%s: exit %d\n%s", model, rc, text);
+    ck_assert_int_eq(rc, 1);
+    for (const char *const *n = needles; *n; n++) assert_contains(text, *n);
+    const char *at = strstr(text, "t = ");
+    ck_assert_ptr_nonnull(at);
+    double t = strtod(at + 4, NULL);
+    ck_assert_msg(t >= t_lo && t <= t_hi, "stopped at t = %.17g, expected [%g, %g]", t, t_lo, t_hi);
+    StCsv c = read_csv(csv);
+    for (int r = 0; r < c.nrows; r++)
+        for (int k = 0; k < c.ncols; k++)
+            ck_assert_msg(isfinite(st_csv(&c, r, k)), "row %d column %s not finite", r, c.names[k]);
+    if (t_lo > 0.5) {   /* the rows up to the stop are there: t = 0, 0.01, ... */
+        ck_assert_int_ge(c.nrows, (int)(100 * t_lo));
+        ck_assert_msg(st_csv(&c, c.nrows - 1, 0) <= t + 1e-9, "a row after the stop");
+    } else {
+        ck_assert_int_eq(c.nrows, 0);
+    }
+    free(text);
+    st_csv_free(&c);
+}
+
+START_TEST(nonfinite_stops_naming_the_equation) {
+    const char *out[] = {"simulation stopped at t = ", "`y` is NaN in `y = sqrt(x)`",
+                         "nonfinite.dyad:13)", "square root of a negative number (x = -", NULL};
+    check_nonfinite("SqrtOut", out, 0.99, 1.0 + 1e-9);
+    const char *res[] = {"the residual of `der(z) = sqrt(x)`", "nonfinite.dyad:24)",
+                         "square root of a negative number (x = -", NULL};
+    check_nonfinite("SqrtState", res, 0.99, 1.0 + 1e-6);
+    const char *div[] = {"`i` is NaN in `i = v / R`", "nonfinite.dyad:34)",
+                         "division by zero (R = 0)", NULL};
+    check_nonfinite("DivZero", div, 0, 0);
+    const char *init[] = {"initialization failed: not finite at the initial guess",
+                          "`y^3 + y = sqrt(x)`", "nonfinite.dyad:45)",
+                          "square root of a negative number (x = -1)", NULL};
+    check_nonfinite("InitSqrt", init, 0, 0);
+    const char *start[] = {"the start value of der(x) is Inf ('x' = 1)", "`v = 1 / a`",
+                           "nonfinite.dyad:57)", "division by zero (a = 0)", NULL};
+    check_nonfinite("StartDer", start, 0, 0);
+}
+END_TEST
+
 /* ---- --plot: gnuplot draws the CSV; without gnuplot a clear message ----- */
 
 static int file_starts_with(const char *path, const char *magic, size_t n) {
@@ -443,6 +497,7 @@ static Suite *suite(void) {
     tcase_add_test(tc, failed_assertion);
     tcase_add_test(tc, rectifier_events);
     tcase_add_test(tc, sliding_is_an_error);
+    tcase_add_test(tc, nonfinite_stops_naming_the_equation);
     tcase_add_test(tc, required_parameters);
     tcase_add_test(tc, plot_png_svg_and_no_gnuplot);
     suite_add_tcase(s, tc);
