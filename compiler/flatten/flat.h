@@ -74,9 +74,13 @@ typedef enum {
 typedef struct FlatEq {
     FlatEqKind kind;
     Expr *lhs, *rhs;       /* lhs = rhs */
-    const char *origin;    /* instance path where it was written ("" = top) */
-    Span span;             /* the relation in the source */
+    const char *origin;    /* instance path where it was written ("" = top);
+                              for an override, where it came from ("--initial") */
+    Span span;             /* the relation in the source (none for --initial) */
     uint32_t clock;        /* FE_CLOCKED, FE_SAMPLE: 1 + index into clocks */
+    bool is_override;      /* FE_INITIAL set from outside (--initial, a test
+                              case): replaces the model's own initial values of
+                              the same variable (aliases included) */
 } FlatEq;
 
 /* an equation that determines an unknown (balance, counts) */
@@ -122,6 +126,10 @@ typedef struct FlatModel {
     Vec(FlatAssert) asserts;
     Vec(FlatClock) clocks;
     FlatSettings settings; /* from an analysis; settings.has false otherwise */
+    uint32_t redundant;    /* entries of top-level connector matrices beyond their
+                              degrees of freedom (Frame3D.R: 9 entries, 3 degrees
+                              of freedom) that the component does not compute: the
+                              balance rule does not count them as unknowns */
 } FlatModel;
 
 /* Flatten component (or analysis) `d`.  Errors go through diag_*; returns
@@ -129,12 +137,24 @@ typedef struct FlatModel {
  * given at run time (-p), and the runtime refuses to start without it. */
 FlatModel *flatten(Program *p, Def *d, ExprCtx *ctx);
 
+/* `initial NAME = value` from outside the model (--initial, a test case's
+ * `initial` map), as an override (FlatEq.is_override).  NAME is any
+ * variable of m: a state, an algebraic variable, an alias, a connector
+ * variable.  False, with an error at `at` naming the nearest variable, when
+ * NAME is none. */
+bool flat_add_initial(FlatModel *m, const char *name, double value, Span at, const char *origin);
+
 /* Balance: equations vs unknowns, where the flows and inputs of the
  * component's own connectors count as given (Modelica's rule for a
  * component used inside others).  When unbalanced, reports by how much at
  * `d` and lists the candidates (variables in no equation, or the
- * equations) with their locations.  Returns true when balanced. */
-bool flat_check_balance(const FlatModel *m, Def *d);
+ * equations) with their locations.  Returns true when balanced.
+ * `as_part`: `d` is checked as a part of other models (`dyadc check`), so a
+ * shortfall of equations whose unknowns all appear in equations is only a
+ * warning: Dyad lets the user of a component write equations for its
+ * variables (the length-constraint joints leave `r_a`, `r_b` to their
+ * assembly). */
+bool flat_check_balance(const FlatModel *m, Def *d, bool as_part);
 
 /* Deterministic dump: variables with kinds and attributes, then equations
  * with their origins. */
