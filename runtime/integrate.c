@@ -152,6 +152,7 @@ static int calc_ic(DyrtSim *s, double t0, double tnext)
 
 static void save_restart_point(DyrtSim *s);
 static void schedule_check(DyrtSim *s, double t);
+static int restart_event(DyrtSim *s, double t, double tout, const char *why);
 static void modes_save(DyrtSim *s);
 static int modes_count(DyrtSim *s, double t);
 
@@ -206,12 +207,13 @@ int dyrt_initial_values(DyrtSim *s, double tnext)
 }
 
 /* The next stop time at or after the integrator's current time tn: the
- * earliest model tstop not yet handled, or the final time. */
+ * earliest model tstop not yet handled, the next clock tick, or the final
+ * time. */
 static double next_stop(const DyrtSim *s, double tn)
 {
     const DyrtSettings *d = &s->m->defaults;
     double eps = 1e-12 * fmax(1.0, fabs(tn));
-    double best = s->stop;
+    double best = fmin(s->stop, dyrt_clocks_next(s));
     for (int32_t k = 0; k < d->ntstops; k++) {
         double ts = d->tstops[k];
         if (ts > s->tstop_done + eps && ts >= tn - eps && ts < best)
@@ -330,6 +332,22 @@ static int restart_event(DyrtSim *s, double t, double tout, const char *why)
     return rc;
 }
 
+/* Restart at t after the discrete values changed (a clock tick): new
+ * consistent algebraic values and y'; with `events`, the modes follow
+ * (those whose function just crossed, s->rootsfound, keep theirs), and the
+ * check after the restart is due. */
+int dyrt_restart_at(DyrtSim *s, double t, const char *why, int events)
+{
+    if (!s->ida) {
+        dyrt_modes_from_signs(s, t, NULL, NULL, NULL);
+        return 0;
+    }
+    save_restart_point(s);
+    if (!events)
+        return restart(s, t, s->stop, why);
+    return restart_event(s, t, s->stop, why);
+}
+
 /* The check DYRT_EVENT_CHECK after the restart at check_t0: a function on
  * the other side of its mode crossed back at check_t0.  Its mode goes back
  * and the integrator restarts from the restart point. */
@@ -362,9 +380,11 @@ static int on_event(DyrtSim *s, double t, double tout)
 {
     if (IDAGetRootInfo(s->ida, s->rootsfound) != IDA_SUCCESS)
         return sim_failed(s, IDA_ILL_INPUT, "internal: no root information");
+    dyrt_clocks_snapshot(s);
     modes_save(s);
     if (dyrt_modes_from_roots(s, t) == 0)
         return 0;              /* no branch changes: not an event */
+    int ticks = dyrt_clocks_roots(s);
     if (s->stats.events < DYRT_EVENT_LOG)
         s->stats.event_t[s->stats.events] = t;
     s->stats.events++;
@@ -380,6 +400,8 @@ static int on_event(DyrtSim *s, double t, double tout)
     rc = dyrt_asserts_at(s, t, y, yp);
     if (rc)                    /* the located failure: the caller's last row */
         return rc;
+    if (ticks)                 /* a zero-crossing clock: pending, dyrt_tick restarts */
+        return 0;
     save_restart_point(s);
     return restart_event(s, t, tout, "an event");
 }
@@ -409,31 +431,58 @@ static int step_to(DyrtSim *s, double tout, double *tret)
     int rc = check_finite(s, *tret);
     if (!rc && flag == IDA_ROOT_RETURN)
         return on_event(s, *tret, tout);
-    if (!rc && tstop < s->stop && fabs(*tret - tstop) <= 1e-12 * fmax(1.0, fabs(tstop))) {
+    double tick = dyrt_clocks_next(s);
+    int at_stop = tstop < s->stop && fabs(*tret - tstop) <= 1e-12 * fmax(1.0, fabs(tstop));
+    if (!rc && isfinite(tick) && fabs(*tret - tick) <= dyrt_tick_eps(tick)) {
+        if (at_stop)
+            s->tstop_done = tstop;
+        for (int32_t k = 0; k < s->m->nz; k++)
+            s->rootsfound[k] = 0; /* no function crossed: every mode follows its sign */
+        s->clk.pending = 1;    /* the tick restarts the integrator */
+        return 0;
+    }
+    if (!rc && at_stop) {
         s->tstop_done = tstop;
         rc = on_tstop(s, *tret, tout);
     }
     return rc;
 }
 
-/* Integrate until t = tout, handling events and tstops on the way, and
- * the check after each restart (which may go back to the restart point).
- * Without unknowns the outputs depend on t and p only: just the modes. */
+/* Without unknowns: straight to tout, or to the next tick before it. */
+static void step_none(DyrtSim *s, double tout, double *tret)
+{
+    double tick = dyrt_clocks_next(s);
+    *tret = tick <= tout + dyrt_tick_eps(tout) ? tick : tout;
+    s->clk.pending = *tret == tick;
+    dyrt_modes_from_signs(s, *tret, NULL, NULL, NULL);
+}
+
+/* Integrate until t = tout, handling events, tstops and clock ticks on the
+ * way, and the check after each restart (which may go back to the restart
+ * point).  A tick at tout (within DYRT_TICK_EPS) stays pending, as every
+ * tick does with stop_at_ticks (then the return is at the tick); a pending
+ * tick is done before integrating on. */
 int dyrt_advance(DyrtSim *s, double tout)
 {
-    if (!s->ida) {
-        dyrt_modes_from_signs(s, tout, NULL, NULL, NULL);
-        s->t = tout;
-        return 0;
-    }
     for (;;) {
+        if (tout <= s->t + dyrt_tick_eps(s->t))
+            return 0;          /* there (a tick at tout stays pending) */
+        if (s->clk.pending) {
+            int rc = dyrt_tick(s);
+            if (rc)
+                return rc;
+        }
         double target = s->check_pending && s->check_t < tout ? s->check_t : tout;
         double tret = target;
-        int rc = step_to(s, target, &tret);
+        int rc = 0;
+        if (s->ida)
+            rc = step_to(s, target, &tret);
+        else
+            step_none(s, target, &tret);
         s->t = tret;
-        if (!rc && s->check_pending && tret >= s->check_t)
+        if (!rc && s->check_pending && !s->clk.pending && tret >= s->check_t)
             rc = check_modes(s, tret, tout);
-        if (rc || s->t >= tout)
+        if (rc || (s->clk.pending && s->clk.stop_at_ticks) || s->t >= tout)
             return rc;
     }
 }
