@@ -6,12 +6,13 @@
 #define DYADC_DRIVER_H
 
 #include "codegen.h"
+#include "fmi.h"
 #include "dyadrt.h"
 #include "flat.h"
 #include "sema.h"
 #include "structure.h"
 
-typedef enum { CMD_NONE, CMD_CHECK, CMD_PARSE, CMD_FMT, CMD_FLATTEN, CMD_BUILD, CMD_RUN } Command;
+typedef enum { CMD_NONE, CMD_CHECK, CMD_PARSE, CMD_FMT, CMD_FLATTEN, CMD_BUILD, CMD_RUN, CMD_FMU } Command;
 
 typedef struct Driver {
     Arena *arena;
@@ -19,7 +20,8 @@ typedef struct Driver {
     Command cmd;
     const char *argv0;
     const char *model;        /* --model / --analysis */
-    const char *output;       /* build: -o EXE */
+    const char *output;       /* build: -o EXE; fmu: -o NAME.fmu */
+    const char *fmu_kind;     /* fmu: --kind me|cs|both (default both) */
     Vec(const char *) inputs; /* files and folders */
     Vec(const char *) libs;   /* -L */
     Vec(char *) sim_args;     /* run: simulator options, passed through */

@@ -8,6 +8,7 @@
  *   dyadc flatten FILE... --model NAME [--structure]
  *   dyadc build   FILE... --model NAME -o EXE
  *   dyadc run     FILE... --model NAME [simulator options]
+ *   dyadc fmu     FILE... --model NAME -o NAME.fmu [--kind me|cs|both]
  * Exit status: 0 success, 1 user error, 2 internal error.
  */
 #include "driver.h"
@@ -25,6 +26,7 @@ static void usage(FILE *f) {
           "  flatten FILE... --model NAME     print the flat model (--structure: the structured system)\n"
           "  build   FILE... --model NAME -o EXE   write a standalone simulator\n"
           "  run     FILE... --model NAME [simulator options]   compile in-process and simulate\n"
+          "  fmu     FILE... --model NAME -o NAME.fmu [--kind me|cs|both]   write an FMI 2.0 FMU\n"
           "common options:\n"
           "  -L DIR          add a library root        --no-stdlib   do not load the bundled stdlib\n"
           "  -O0..-O3        optimization level (default -O2)\n"
@@ -86,7 +88,13 @@ static int parse_args(Driver *d, int argc, char **argv) {
             d->werror_units = true;
         } else if (a[0] == '-' && a[1] == 'O' && a[2] >= '0' && a[2] <= '3' && !a[3]) {
             d->opt_level = a[2] - '0';
-        } else if (strcmp(a, "-o") == 0 && d->cmd == CMD_BUILD) {
+        } else if (is_opt(a, "--kind") && d->cmd == CMD_FMU) {
+            if (!(v = opt_value(argc, argv, &i, "--kind")))
+                return bad_arg("%s needs me, cs or both", a);
+            if (strcmp(v, "me") && strcmp(v, "cs") && strcmp(v, "both"))
+                return bad_arg("--kind %s: expected me, cs or both", v);
+            d->fmu_kind = v;
+        } else if (strcmp(a, "-o") == 0 && (d->cmd == CMD_BUILD || d->cmd == CMD_FMU)) {
             if (i + 1 >= argc) return bad_arg("%s needs a file name", a);
             d->output = argv[++i];
         } else if (d->cmd == CMD_RUN && dyrt_option_arity(a) >= 0) {
@@ -107,7 +115,7 @@ static int parse_args(Driver *d, int argc, char **argv) {
 
 static const struct { const char *name; Command cmd; } commands[] = {
     {"check", CMD_CHECK}, {"parse", CMD_PARSE}, {"fmt", CMD_FMT}, {"flatten", CMD_FLATTEN},
-    {"build", CMD_BUILD}, {"run", CMD_RUN},
+    {"build", CMD_BUILD}, {"run", CMD_RUN}, {"fmu", CMD_FMU},
 };
 
 int main(int argc, char **argv) {

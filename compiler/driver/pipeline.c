@@ -214,12 +214,48 @@ static int build_or_run(Driver *d) {
     return cg_jit_run(s, &o, (int)args.len, args.data);
 }
 
+/* `dyadc fmu`: object -> shared object -> modelDescription.xml -> zip. */
+static int fmu_cmd(Driver *d) {
+    FlatModel *m = NULL;
+    System *s = compile_to_system(d, &m);
+    if (!s || !m || diag_error_count()) return 1;
+    if (!d->output) {
+        fputs("dyadc: error: fmu needs -o NAME.fmu\n", stderr);
+        return 1;
+    }
+    const char *kind = d->fmu_kind ? d->fmu_kind : "both";
+    FmiExport x = {.model_identifier = fmi_identifier(d->arena, d->output),
+                   .me = strcmp(kind, "cs") != 0, .cs = strcmp(kind, "me") != 0,
+                   .version = DYADC_DRIVER_VERSION};
+    char *xml = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&xml, &len);
+    int rc = mem ? fmi_describe(mem, s, m, &x) : 1;
+    if (mem) fclose(mem);
+    CgOptions o;
+    cg_options_init(&o);
+    o.opt_level = d->opt_level;
+    double t0 = now();
+    const char *obj = arena_printf(d->arena, "%s.o", d->output);
+    const char *so = arena_printf(d->arena, "%s.so", d->output);
+    if (rc == 0) rc = cg_emit_object(s, &o, obj);
+    phase_done(d, "codegen", &t0);
+    if (rc == 0) rc = cg_link_shared(obj, so, runtime_dir(d));
+    if (rc == 0) rc = fmi_archive(d->output, xml, len, so, &x);
+    phase_done(d, "fmu", &t0);
+    remove(obj);
+    remove(so);
+    free(xml);
+    return rc ? 1 : 0;
+}
+
 int driver_run(Driver *d) {
     switch (d->cmd) {
     case CMD_PARSE: case CMD_FMT: return parse_only(d);
     case CMD_CHECK: return check(d);
     case CMD_FLATTEN: return flatten_cmd(d);
     case CMD_BUILD: case CMD_RUN: return build_or_run(d);
+    case CMD_FMU: return fmu_cmd(d);
     case CMD_NONE: break;
     }
     return 1;
