@@ -74,6 +74,7 @@ static int parse_args(Driver *d, int argc, char **argv) {
             d->no_stdlib = true;
         } else if (strcmp(a, "--time-passes") == 0) {
             d->time_passes = true;
+            timing_enable(true);
         } else if (strcmp(a, "--structure") == 0) {
             d->structure = true;
         } else if (strcmp(a, "--dump-ast") == 0) {

@@ -7,25 +7,8 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
-
-static double now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static void phase_done(Driver *d, const char *name, double *t0) {
-    double t = now();
-    struct rusage ru;
-    getrusage(RUSAGE_SELF, &ru);
-    if (d->time_passes)
-        fprintf(stderr, "time: %-10s %8.3f ms  (peak memory %ld MB)\n", name, 1e3 * (t - *t0), ru.ru_maxrss / 1024);
-    *t0 = t;
-}
 
 static bool dir_exists(const char *p) {
     struct stat st;
@@ -154,27 +137,27 @@ static int check(Driver *d) {
 }
 
 static System *compile_to_system(Driver *d, FlatModel **flat_out) {
-    double t0 = now();
+    double t0 = timing_now();
     if (!d->model) {
         fputs("dyadc: error: which component? give it with --model NAME\n", stderr);
         return NULL;
     }
     Program *p = load(d);
-    phase_done(d, "parse", &t0);
+    timing_phase("parse", &t0);
     if (diag_error_count()) return NULL;
     Def *def = sema_find(p, d->model);
     if (!def) return NULL;
     FlatModel *m = flatten(p, def, expr_ctx_new(d->arena));
-    phase_done(d, "flatten", &t0);
+    timing_phase("flatten", &t0);
     if (!m) return NULL;
     flat_check_units(m, d->werror_units);
-    phase_done(d, "units", &t0);
+    timing_phase("units", &t0);
     if (diag_error_count()) return NULL;
     if (flat_out) *flat_out = m;
     if (d->cmd == CMD_FLATTEN && !d->structure) return NULL;
     if (!flat_check_balance(m, def)) return NULL; /* located, with candidates */
     System *s = structure(m);
-    phase_done(d, "structure", &t0);
+    timing_phase("structure", &t0);
     return s;
 }
 
@@ -193,7 +176,7 @@ static int build_or_run(Driver *d) {
     CgOptions o;
     cg_options_init(&o);
     o.opt_level = d->opt_level;
-    double t0 = now();
+    double t0 = timing_now();
     if (d->emit_llvm) cg_dump_ir(s, &o, stdout);
     if (d->cmd == CMD_BUILD) {
         if (!d->output) {
@@ -202,10 +185,10 @@ static int build_or_run(Driver *d) {
         }
         const char *obj = arena_printf(d->arena, "%s.o", d->output);
         int rc = cg_emit_object(s, &o, obj);
-        phase_done(d, "codegen", &t0);
+        timing_phase("codegen", &t0);
         if (rc == 0) rc = cg_link_executable(obj, d->output, runtime_dir(d));
         remove(obj);
-        phase_done(d, "link", &t0);
+        timing_phase("link", &t0);
         return rc;
     }
     Vec(char *) args = {0};

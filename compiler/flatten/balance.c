@@ -27,7 +27,7 @@ typedef struct {
 
 static bool is_unknown_at(const Bal *b, uint32_t i) {
     const FlatVar *v = &b->m->vars.data[i];
-    if (v->kind != FV_VARIABLE) return false; /* `missing` parameters: initialization */
+    if (!flat_kind_is_unknown(v->kind)) return false; /* `missing` parameters: initialization */
     return !(v->top_conn && v->conn == FC_INPUT) || (b->computed && b->computed[i]);
 }
 
@@ -48,7 +48,7 @@ static unsigned char *computed_inputs(const FlatModel *m) {
     unsigned char *c = calloc(m->vars.len + 1, 1);
     for (uint32_t i = 0; c && i < m->eqs.len; i++) {
         const FlatEq *q = &m->eqs.data[i];
-        if (q->kind != FE_NORMAL) continue;
+        if (!flat_eq_is_regular(q->kind)) continue;
         if (is_bare_input(m, q->lhs) && m->vars.data[q->lhs->index].top_conn && is_probed(m, q->rhs))
             c[q->lhs->index] = 1;
         if (is_bare_input(m, q->rhs) && m->vars.data[q->rhs->index].top_conn && is_probed(m, q->lhs))
@@ -111,7 +111,7 @@ static void list_extra(const Bal *b, uint32_t excess) {
     uint32_t listed = 0;
     for (uint32_t i = 0; i < m->eqs.len && listed < MAX_LISTED; i++) {
         const FlatEq *q = &m->eqs.data[i];
-        if (q->kind == FE_NORMAL && !has_unknown(b, q)) {
+        if (flat_eq_is_regular(q->kind) && !has_unknown(b, q)) {
             note_eq(m, q, "this equation has no unknown");
             listed++;
         }
@@ -120,7 +120,7 @@ static void list_extra(const Bal *b, uint32_t excess) {
     uint32_t n = excess < MAX_LISTED ? excess : MAX_LISTED;
     for (uint32_t i = m->eqs.len; i-- > 0 && listed < n;) {
         const FlatEq *q = &m->eqs.data[i];
-        if (q->kind != FE_NORMAL) continue;
+        if (!flat_eq_is_regular(q->kind)) continue;
         note_eq(m, q, "candidate");
         listed++;
     }
@@ -139,7 +139,7 @@ static bool balance_report(const Bal *b, Def *d) {
     const FlatModel *m = b->m;
     uint32_t neq = 0, nunk = 0;
     for (uint32_t i = 0; i < m->vars.len; i++) nunk += is_unknown_at(b, i);
-    for (uint32_t i = 0; i < m->eqs.len; i++) neq += m->eqs.data[i].kind == FE_NORMAL;
+    for (uint32_t i = 0; i < m->eqs.len; i++) neq += flat_eq_is_regular(m->eqs.data[i].kind);
     if (neq == nunk) return true;
     Span at = d ? d->node->span : (Span){0};
     if (neq < nunk) {
@@ -148,7 +148,7 @@ static bool balance_report(const Bal *b, Def *d) {
         unsigned char *seen = calloc(m->vars.len + 1, 1);
         if (!seen) return false;
         for (uint32_t i = 0; i < m->eqs.len; i++) {
-            if (m->eqs.data[i].kind != FE_NORMAL) continue;
+            if (!flat_eq_is_regular(m->eqs.data[i].kind)) continue;
             mark_leaves(m, m->eqs.data[i].lhs, seen);
             mark_leaves(m, m->eqs.data[i].rhs, seen);
         }

@@ -4,8 +4,8 @@
  * `ifelse`, `clamp` (= min(max(x, lo), hi)), `min`/`max` (two scalars or
  * the reduction of one array), and the array builtins `sum`, `fill`,
  * `zeros`, `ones`, `cross`, `dot`, `length`, `size`, `transpose`, `norm`,
- * `reshape` (column-major, as in Julia);
- * plus the matrix product used by `*` on two arrays.
+ * `reshape` (column-major, as in Julia).  The matrix product of `*` is
+ * in val.c.
  */
 #include "flatten_internal.h"
 
@@ -19,13 +19,13 @@ static bool args_n(AstNode *call, Sym name, uint32_t lo, uint32_t hi) {
     return false;
 }
 
-static bool arg_val(Flattener *F, Inst *scope, AstNode *call, uint32_t i, Val *v) {
+static bool arg_val(Flattener *F, Tx t, AstNode *call, uint32_t i, Val *v) {
     AstNode *a = call->call.args.items[i];
     if (a->arg.name) {
         diag_error(a->span, "builtin functions take no keyword arguments");
         return false;
     }
-    if (!tr_val(F, scope, a->arg.value, v)) return false;
+    if (!tr_val(F, t, a->arg.value, v)) return false;
     if (v->str) {
         diag_error(a->span, "a string is not a number");
         return false;
@@ -33,46 +33,7 @@ static bool arg_val(Flattener *F, Inst *scope, AstNode *call, uint32_t i, Val *v
     return true;
 }
 
-static void put(Val *r, uint32_t i, Expr *x) {
-    if (r->el) r->el[i] = x;
-    else r->s = x;
-}
-
-static Val like(Flattener *F, const Val *a) { return a->nd ? val_new(F, a->nd, a->dims) : val_scalar(NULL); }
-
-bool val_matmul(Flattener *F, Val a, Val b, AstNode *at, Val *out) {
-    if (a.nd > 2 || b.nd > 2) {
-        diag_error(at->span, "`*` is defined for vectors and matrices only");
-        return false;
-    }
-    if (a.nd == 1 && b.nd == 1) {
-        diag_error(at->span, "`*` of two vectors is not defined; use dot(a, b) or the element-wise `.*`");
-        return false;
-    }
-    uint32_t m = a.nd == 2 ? a.dims[0] : 1, k = a.nd == 2 ? a.dims[1] : a.dims[0];
-    uint32_t kb = b.dims[0], n = b.nd == 2 ? b.dims[1] : 1;
-    if (a.nd == 1) { /* a column vector times a 1xN row */
-        m = a.dims[0];
-        k = 1;
-    }
-    if (k != kb) {
-        diag_error(at->span, "matrix product of a %ux%u and a %ux%u operand: the inner sizes differ", m, k, kb, n);
-        return false;
-    }
-    uint32_t dims[2] = {m, n};
-    Val r = b.nd == 1 ? val_new(F, 1, dims) : val_new(F, 2, dims);
-    for (uint32_t i = 0; i < m; i++)
-        for (uint32_t j = 0; j < n; j++) {
-            Expr *s = expr_const(F->ctx, 0);
-            for (uint32_t q = 0; q < k; q++)
-                s = expr_add(F->ctx, s, expr_mul(F->ctx, val_at(&a, i * k + q), val_at(&b, q * n + j)));
-            r.el[i * n + j] = s;
-        }
-    *out = r;
-    return true;
-}
-
-static bool fill_val(Flattener *F, Inst *scope, AstNode *call, Expr *x, uint32_t first, Val *out) {
+static bool fill_val(Flattener *F, Tx t, AstNode *call, Expr *x, uint32_t first, Val *out) {
     uint32_t nd = call->call.args.len - first, dims[VAL_MAXD];
     if (nd == 0 || nd > VAL_MAXD) {
         diag_error(call->span, "give between 1 and %d sizes", VAL_MAXD);
@@ -80,7 +41,7 @@ static bool fill_val(Flattener *F, Inst *scope, AstNode *call, Expr *x, uint32_t
     }
     for (uint32_t k = 0; k < nd; k++) {
         int64_t n;
-        if (!const_int(F, scope, call->call.args.items[first + k]->arg.value, &n)) return false;
+        if (!const_int(F, t, call->call.args.items[first + k]->arg.value, &n)) return false;
         if (n < 0) {
             diag_error(call->call.args.items[first + k]->span, "a size cannot be negative");
             return false;
@@ -102,11 +63,11 @@ static bool fill_val(Flattener *F, Inst *scope, AstNode *call, Expr *x, uint32_t
 }
 
 /* reshape(A, m, n...): Julia's column-major order on both sides */
-static bool tr_reshape(Flattener *F, Inst *scope, AstNode *call, Val *out) {
+static bool tr_reshape(Flattener *F, Tx t, AstNode *call, Val *out) {
     Val a, shape;
-    if (!args_n(call, "reshape", 2, 1 + VAL_MAXD) || !arg_val(F, scope, call, 0, &a)) return false;
+    if (!args_n(call, "reshape", 2, 1 + VAL_MAXD) || !arg_val(F, t, call, 0, &a)) return false;
     Val zero = val_scalar(expr_const(F->ctx, 0));
-    if (!fill_val(F, scope, call, zero.s, 1, &shape)) return false;
+    if (!fill_val(F, t, call, zero.s, 1, &shape)) return false;
     if (shape.n != a.n) {
         diag_error(call->span, "reshape: %u elements cannot be arranged as %u", a.n, shape.n);
         return false;
@@ -186,10 +147,10 @@ static bool tr_transpose(Flattener *F, Val a, AstNode *call, Val *out) {
     return true;
 }
 
-static bool tr_size(Flattener *F, Inst *scope, AstNode *call, Val a, Val *out) {
+static bool tr_size(Flattener *F, Tx t, AstNode *call, Val a, Val *out) {
     if (call->call.args.len == 2) {
         int64_t k;
-        if (!const_int(F, scope, call->call.args.items[1]->arg.value, &k)) return false;
+        if (!const_int(F, t, call->call.args.items[1]->arg.value, &k)) return false;
         if (k < 1 || k > a.nd) {
             diag_error(call->span, "dimension %lld does not exist (the array has %u)", (long long)k, a.nd);
             return false;
@@ -204,11 +165,11 @@ static bool tr_size(Flattener *F, Inst *scope, AstNode *call, Val a, Val *out) {
     return true;
 }
 
-static bool tr_math(Flattener *F, Inst *scope, AstNode *call, int fn, Sym name, Val *out) {
+static bool tr_math(Flattener *F, Tx t, AstNode *call, int fn, Sym name, Val *out) {
     int ar = expr_fn_arity[fn];
     if ((fn == FN_MIN || fn == FN_MAX) && call->call.args.len == 1) {
         Val a;
-        if (!arg_val(F, scope, call, 0, &a)) return false;
+        if (!arg_val(F, t, call, 0, &a)) return false;
         if (a.n == 0) {
             diag_error(call->span, "`%s` of an empty array", name);
             return false;
@@ -218,72 +179,72 @@ static bool tr_math(Flattener *F, Inst *scope, AstNode *call, int fn, Sym name, 
     }
     if (!args_n(call, name, (uint32_t)ar, (uint32_t)ar)) return false;
     Val a, b = val_scalar(NULL);
-    if (!arg_val(F, scope, call, 0, &a) || (ar == 2 && !arg_val(F, scope, call, 1, &b))) return false;
+    if (!arg_val(F, t, call, 0, &a) || (ar == 2 && !arg_val(F, t, call, 1, &b))) return false;
     if (ar == 2 && (a.nd || b.nd)) {
         diag_error(call->span, "`%s` takes two scalars", name);
         return false;
     }
-    Val r = like(F, &a);
-    for (uint32_t i = 0; i < a.n; i++) put(&r, i, expr_call(F->ctx, (ExprFn)fn, val_at(&a, i), ar == 2 ? b.s : NULL));
+    Val r = val_like(F, &a);
+    for (uint32_t i = 0; i < a.n; i++) val_put(&r, i, expr_call(F->ctx, (ExprFn)fn, val_at(&a, i), ar == 2 ? b.s : NULL));
     *out = r;
     return true;
 }
 
-static bool tr_ifelse(Flattener *F, Inst *scope, AstNode *call, Val *out) {
+static bool tr_ifelse(Flattener *F, Tx t, AstNode *call, Val *out) {
     Val c, a, b;
-    if (!args_n(call, "ifelse", 3, 3) || !arg_val(F, scope, call, 0, &c) || !arg_val(F, scope, call, 1, &a) ||
-        !arg_val(F, scope, call, 2, &b))
+    if (!args_n(call, "ifelse", 3, 3) || !arg_val(F, t, call, 0, &c) || !arg_val(F, t, call, 1, &a) ||
+        !arg_val(F, t, call, 2, &b))
         return false;
     if (c.nd || a.nd != b.nd || a.n != b.n) {
         diag_error(call->span, "ifelse(condition, a, b): a scalar condition and branches of the same shape");
         return false;
     }
-    Val r = like(F, &a);
-    for (uint32_t i = 0; i < a.n; i++) put(&r, i, expr_ifelse(F->ctx, c.s, val_at(&a, i), val_at(&b, i)));
+    Val r = val_like(F, &a);
+    for (uint32_t i = 0; i < a.n; i++) val_put(&r, i, expr_ifelse(F->ctx, c.s, val_at(&a, i), val_at(&b, i)));
     *out = r;
     return true;
 }
 
-static bool tr_clamp(Flattener *F, Inst *scope, AstNode *call, Val *out) {
+static bool tr_clamp(Flattener *F, Tx t, AstNode *call, Val *out) {
     Val x, lo, hi;
-    if (!args_n(call, "clamp", 3, 3) || !arg_val(F, scope, call, 0, &x) || !arg_val(F, scope, call, 1, &lo) ||
-        !arg_val(F, scope, call, 2, &hi))
+    if (!args_n(call, "clamp", 3, 3) || !arg_val(F, t, call, 0, &x) || !arg_val(F, t, call, 1, &lo) ||
+        !arg_val(F, t, call, 2, &hi))
         return false;
     if (lo.nd || hi.nd) {
         diag_error(call->span, "clamp(x, lo, hi): the bounds must be scalars");
         return false;
     }
-    Val r = like(F, &x);
+    Val r = val_like(F, &x);
     for (uint32_t i = 0; i < x.n; i++)
-        put(&r, i, expr_call(F->ctx, FN_MIN, expr_call(F->ctx, FN_MAX, val_at(&x, i), lo.s), hi.s));
+        val_put(&r, i, expr_call(F->ctx, FN_MIN, expr_call(F->ctx, FN_MAX, val_at(&x, i), lo.s), hi.s));
     *out = r;
     return true;
 }
 
-static bool tr_array_fn(Flattener *F, Inst *scope, AstNode *call, const char *n, Val *out) {
+static bool tr_array_fn(Flattener *F, Tx t, AstNode *call, const char *n, Val *out) {
     ExprCtx *c = F->ctx;
     Val a, b;
     if (!strcmp(n, "zeros") || !strcmp(n, "ones"))
-        return fill_val(F, scope, call, expr_const(c, n[0] == 'o'), 0, out);
+        return fill_val(F, t, call, expr_const(c, n[0] == 'o'), 0, out);
     if (!strcmp(n, "fill")) {
-        if (!args_n(call, n, 2, 1 + VAL_MAXD) || !arg_val(F, scope, call, 0, &a)) return false;
+        if (!args_n(call, n, 2, 1 + VAL_MAXD) || !arg_val(F, t, call, 0, &a)) return false;
         if (a.nd) {
             diag_error(call->span, "fill(value, sizes...) needs a scalar value");
             return false;
         }
-        return fill_val(F, scope, call, a.s, 1, out);
+        return fill_val(F, t, call, a.s, 1, out);
     }
-    if (!strcmp(n, "reshape")) return tr_reshape(F, scope, call, out);
-    if (!strcmp(n, "size")) return args_n(call, n, 1, 2) && arg_val(F, scope, call, 0, &a) && tr_size(F, scope, call, a, out);
+    if (!strcmp(n, "reshape")) return tr_reshape(F, t, call, out);
+    if (!strcmp(n, "size")) return args_n(call, n, 1, 2) && arg_val(F, t, call, 0, &a) && tr_size(F, t, call, a, out);
     if (!args_n(call, n, !strcmp(n, "cross") || !strcmp(n, "dot") ? 2 : 1, !strcmp(n, "cross") || !strcmp(n, "dot") ? 2 : 1))
         return false;
-    if (!arg_val(F, scope, call, 0, &a)) return false;
+    if (!arg_val(F, t, call, 0, &a)) return false;
     if (!strcmp(n, "sum")) *out = val_scalar(reduce(F, a, expr_add, expr_const(c, 0)));
     else if (!strcmp(n, "length")) *out = val_scalar(expr_const(c, a.nd ? a.n : 1));
     else if (!strcmp(n, "norm")) *out = val_scalar(expr_call(c, FN_SQRT, dot(F, a, a), NULL));
     else if (!strcmp(n, "transpose")) return tr_transpose(F, a, call, out);
     else {
-        if (!arg_val(F, scope, call, 1, &b)) return false;
+        if (!arg_val(F, t, call, 1, &b)) return false;
         if (!strcmp(n, "cross")) return tr_cross(F, a, b, call, out);
         if (a.nd != 1 || b.nd != 1 || a.n != b.n) {
             diag_error(call->span, "`dot` needs two vectors of the same length");
@@ -294,16 +255,16 @@ static bool tr_array_fn(Flattener *F, Inst *scope, AstNode *call, const char *n,
     return true;
 }
 
-bool tr_builtin(Flattener *F, Inst *scope, AstNode *call, Sym name, Val *out, bool *handled) {
+bool tr_builtin(Flattener *F, Tx t, AstNode *call, Sym name, Val *out, bool *handled) {
     static const char *const array_fns[] = {"sum", "fill", "zeros", "ones", "cross", "dot",
                                             "length", "size", "transpose", "norm", "reshape"};
     *handled = true;
-    if (name == F->s_ifelse) return tr_ifelse(F, scope, call, out);
-    if (!strcmp(name, "clamp")) return tr_clamp(F, scope, call, out);
+    if (name == F->s_ifelse) return tr_ifelse(F, t, call, out);
+    if (!strcmp(name, "clamp")) return tr_clamp(F, t, call, out);
     for (size_t i = 0; i < sizeof array_fns / sizeof array_fns[0]; i++)
-        if (!strcmp(name, array_fns[i])) return tr_array_fn(F, scope, call, name, out);
+        if (!strcmp(name, array_fns[i])) return tr_array_fn(F, t, call, name, out);
     int fn = expr_fn_lookup(name);
-    if (fn >= 0) return tr_math(F, scope, call, fn, name, out);
+    if (fn >= 0) return tr_math(F, t, call, fn, name, out);
     *handled = false;
     return false;
 }

@@ -22,22 +22,36 @@
 
 #include <string.h>
 
+/* one key per (variable, side) for the variables of the instance tree;
+ * variables created later (der(der(x)) helpers) are never connected */
+void connect_init(Flattener *F) {
+    ConnSets *cs = &F->cs;
+    cs->nkeyvars = F->m->vars.len;
+    uint32_t nk = 2 * F->m->vars.len + 1;
+    cs->uf = ARENA_ARRAY(F->arena, uint32_t, nk);
+    for (uint32_t k = 0; k < nk; k++) cs->uf[k] = k;
+    cs->key_span = ARENA_ARRAY(F->arena, Span, nk);
+    cs->key_origin = ARENA_ARRAY(F->arena, const char *, nk);
+    cs->key_used = ARENA_ARRAY(F->arena, unsigned char, nk);
+    cs->var_defined = ARENA_ARRAY(F->arena, unsigned char, nk);
+}
+
 static uint32_t uf_find(uint32_t *uf, uint32_t x) {
     while (uf[x] != x) x = uf[x] = uf[uf[x]];
     return x;
 }
 
 static void uf_union(Flattener *F, uint32_t a, uint32_t b) {
-    a = uf_find(F->uf, a);
-    b = uf_find(F->uf, b);
-    if (a != b) F->uf[a > b ? a : b] = a < b ? a : b;
+    a = uf_find(F->cs.uf, a);
+    b = uf_find(F->cs.uf, b);
+    if (a != b) F->cs.uf[a > b ? a : b] = a < b ? a : b;
 }
 
 static void use_key(Flattener *F, uint32_t key, Inst *inst, Span sp) {
-    if (!F->key_used[key]) {
-        F->key_used[key] = 1;
-        F->key_span[key] = sp;
-        F->key_origin[key] = inst->path;
+    if (!F->cs.key_used[key]) {
+        F->cs.key_used[key] = 1;
+        F->cs.key_span[key] = sp;
+        F->cs.key_origin[key] = inst->path;
     }
 }
 
@@ -109,10 +123,11 @@ static bool is_connector_elem(Elem *e) {
 static bool expand_ref(Flattener *F, Inst *inst, Ref x, AstNode *arg, MemberVec *out);
 
 /* `arr.field` where arr is a component array: the field of every element */
-static bool expand_array_field(Flattener *F, Inst *inst, AstNode *arg, MemberVec *out, bool *done) {
+static bool expand_array_field(Flattener *F, Tx t, AstNode *arg, MemberVec *out, bool *done) {
+    Inst *inst = t.scope;
     Ref b;
     *done = false;
-    if (arg->kind != AST_FIELD || !resolve_ref(F, inst, arg->field.base, false, &b) || !b.arr) return true;
+    if (arg->kind != AST_FIELD || !resolve_ref(F, t, arg->field.base, false, &b) || !b.arr) return true;
     *done = true;
     for (uint32_t i = 0; i < b.arr->n; i++) {
         Elem *el = inst_elem(b.arr->children[i], arg->field.name);
@@ -134,13 +149,13 @@ static bool expand_array_field(Flattener *F, Inst *inst, AstNode *arg, MemberVec
     return true;
 }
 
-static bool expand_arg(Flattener *F, Inst *inst, AstNode *arg, MemberVec *out) {
+static bool expand_arg(Flattener *F, Tx t, AstNode *arg, MemberVec *out) {
     bool done;
-    if (!expand_array_field(F, inst, arg, out, &done)) return false;
+    if (!expand_array_field(F, t, arg, out, &done)) return false;
     if (done) return true;
     Ref x;
-    if (!resolve_ref(F, inst, arg, true, &x)) return false;
-    return expand_ref(F, inst, x, arg, out);
+    if (!resolve_ref(F, t, arg, true, &x)) return false;
+    return expand_ref(F, t.scope, x, arg, out);
 }
 
 static bool expand_ref(Flattener *F, Inst *inst, Ref x, AstNode *arg, MemberVec *out) {
@@ -194,14 +209,14 @@ static bool skip_absent(Flattener *F, Inst *inst, AstNode *arg) {
     return e && e->absent;
 }
 
-void connect_members(Flattener *F, Inst *inst, AstNode *r) {
+void connect_members(Flattener *F, Inst *inst, Env *env, AstNode *r) {
     MemberVec first = {0};
     for (uint32_t i = 0; i < r->connect.args.len; i++)
         if (skip_absent(F, inst, r->connect.args.items[i])) return;
     for (uint32_t i = 0; i < r->connect.args.len; i++) {
         AstNode *arg = r->connect.args.items[i];
         MemberVec cur = {0};
-        if (!expand_arg(F, inst, arg, &cur)) return;
+        if (!expand_arg(F, tx_in(inst, env), arg, &cur)) return;
         if (i == 0) {
             first = cur;
             continue;
@@ -219,23 +234,23 @@ void connect_members(Flattener *F, Inst *inst, AstNode *r) {
 
 /* bucket the used keys by root, in key order: deterministic */
 void connect_prepare_sets(Flattener *F) {
-    uint32_t nk = 2 * F->nkeyvars;
-    uint32_t *count = F->set_count = ARENA_ARRAY(F->arena, uint32_t, nk + 1);
-    F->set_start = ARENA_ARRAY(F->arena, uint32_t, nk + 2);
-    F->set_members = ARENA_ARRAY(F->arena, uint32_t, nk + 1);
+    uint32_t nk = 2 * F->cs.nkeyvars;
+    uint32_t *count = F->cs.set_count = ARENA_ARRAY(F->arena, uint32_t, nk + 1);
+    F->cs.set_start = ARENA_ARRAY(F->arena, uint32_t, nk + 2);
+    F->cs.set_members = ARENA_ARRAY(F->arena, uint32_t, nk + 1);
     for (uint32_t k = 0; k < nk; k++)
-        if (F->key_used[k]) count[uf_find(F->uf, k)]++;
+        if (F->cs.key_used[k]) count[uf_find(F->cs.uf, k)]++;
     for (uint32_t k = 0, s = 0; k <= nk; k++) {
-        F->set_start[k] = s;
+        F->cs.set_start[k] = s;
         if (k < nk) s += count[k];
     }
     uint32_t *fill = ARENA_ARRAY(F->arena, uint32_t, nk + 1);
     for (uint32_t k = 0; k < nk; k++)
-        if (F->key_used[k]) {
-            uint32_t root = uf_find(F->uf, k);
-            F->set_members[F->set_start[root] + fill[root]++] = k;
+        if (F->cs.key_used[k]) {
+            uint32_t root = uf_find(F->cs.uf, k);
+            F->cs.set_members[F->cs.set_start[root] + fill[root]++] = k;
         }
-    F->set_start[nk + 1] = F->set_start[nk];
+    F->cs.set_start[nk + 1] = F->cs.set_start[nk];
 }
 
 /* the flow variable of the connector that holds stream variable v */
@@ -251,9 +266,9 @@ static Expr *flow_of(Flattener *F, uint32_t v) {
 
 /* members of the set of key k: [*lo, *hi) in set_members */
 static void set_range(Flattener *F, uint32_t key, uint32_t *lo, uint32_t *hi) {
-    uint32_t root = uf_find(F->uf, key);
-    *lo = F->set_start[root];
-    *hi = *lo + F->set_count[root];
+    uint32_t root = uf_find(F->cs.uf, key);
+    *lo = F->cs.set_start[root];
+    *hi = *lo + F->cs.set_count[root];
 }
 
 /* mix of the stream values of the members other than `self` */
@@ -261,14 +276,14 @@ static Expr *stream_mix(Flattener *F, uint32_t self, uint32_t lo, uint32_t hi, A
     ExprCtx *c = F->ctx;
     uint32_t others = 0, last = 0;
     for (uint32_t i = lo; i < hi; i++)
-        if (F->set_members[i] != self) {
+        if (F->cs.set_members[i] != self) {
             others++;
-            last = F->set_members[i];
+            last = F->cs.set_members[i];
         }
     if (others == 1) return var_leaf(F, last / 2);
     Expr *num = expr_const(c, 0), *den = expr_const(c, 0);
     for (uint32_t i = lo; i < hi; i++) {
-        uint32_t k = F->set_members[i];
+        uint32_t k = F->cs.set_members[i];
         if (k == self) continue;
         Expr *m = flow_of(F, k / 2);
         if (!m) {
@@ -284,7 +299,8 @@ static Expr *stream_mix(Flattener *F, uint32_t self, uint32_t lo, uint32_t hi, A
     return expr_div(c, num, den);
 }
 
-bool tr_instream(Flattener *F, Inst *scope, AstNode *call, bool actual, Val *out) {
+bool tr_instream(Flattener *F, Tx t, AstNode *call, bool actual, Val *out) {
+    Inst *scope = t.scope;
     const char *fn = actual ? "actualstream" : "instream";
     if (call->call.args.len != 1) {
         diag_error(call->span, "%s() takes one stream variable", fn);
@@ -292,18 +308,18 @@ bool tr_instream(Flattener *F, Inst *scope, AstNode *call, bool actual, Val *out
     }
     AstNode *arg = call->call.args.items[0]->arg.value;
     Ref r;
-    if (!resolve_ref(F, scope, arg, true, &r)) return false;
+    if (!resolve_ref(F, t, arg, true, &r)) return false;
     if (!r.var || r.var->vkind != VAR_STREAM || r.cnt != 1 || r.var->var == NO_VAR) {
         diag_error(arg->span, "%s() needs a stream variable of a connector", fn);
         return false;
     }
-    if (F->const_mode || !F->set_start) {
+    if (t.structural || !F->cs.set_start) {
         diag_error(call->span, "%s() is not known at compile time", fn);
         return false;
     }
     uint32_t v = r.var->var + r.off, key = 2 * v + (r.var->owner->parent == scope ? 0 : 1);
     Expr *h = var_leaf(F, v), *in = h;
-    if (F->key_used[key]) {
+    if (F->cs.key_used[key]) {
         uint32_t lo, hi;
         set_range(F, key, &lo, &hi);
         if (!(in = stream_mix(F, key, lo, hi, call))) return false;
@@ -334,7 +350,7 @@ static void check_sources(Flattener *F, uint32_t *members, uint32_t n) {
             first = members[i];
             continue;
         }
-        diag_error(F->key_span[members[i]], "two outputs are connected: `%s` and `%s`; a signal needs exactly one source",
+        diag_error(F->cs.key_span[members[i]], "two outputs are connected: `%s` and `%s`; a signal needs exactly one source",
                    F->m->vars.data[first / 2].name, F->m->vars.data[members[i] / 2].name);
         return;
     }
@@ -348,13 +364,13 @@ static void stream_equations(Flattener *F, uint32_t *members, uint32_t n) {
             nout++;
         }
     if (nout != 1 || n < 2) return;
-    uint32_t lo = (uint32_t)(members - F->set_members);
+    uint32_t lo = (uint32_t)(members - F->cs.set_members);
     AstNode dummy = {0};
-    dummy.span = F->key_span[outside];
+    dummy.span = F->cs.key_span[outside];
     Expr *mix = stream_mix(F, outside, lo, lo + n, &dummy);
     if (mix)
-        add_eq(F, FE_NORMAL, var_leaf(F, outside / 2), mix, F->key_origin[outside],
-               F->key_span[outside]);
+        add_eq(F, FE_NORMAL, var_leaf(F, outside / 2), mix, F->cs.key_origin[outside],
+               F->cs.key_span[outside]);
 }
 
 /* sum of +-flow over members[lo, hi), as a balanced tree: depth log n, so
@@ -378,15 +394,15 @@ static void set_equations(Flattener *F, uint32_t *members, uint32_t n) {
         return;
     }
     if (v0->conn == FC_FLOW) {
-        add_eq(F, FE_NORMAL, flow_sum(F, members, 0, n), expr_const(c, 0), F->key_origin[k0], F->key_span[k0]);
+        add_eq(F, FE_NORMAL, flow_sum(F, members, 0, n), expr_const(c, 0), F->cs.key_origin[k0], F->cs.key_span[k0]);
         return;
     }
     check_sources(F, members, n);
     Expr *x0 = var_leaf(F, k0 / 2);
     for (uint32_t i = 1; i < n; i++)
         if (members[i] / 2 != k0 / 2)
-            add_eq(F, FE_NORMAL, x0, var_leaf(F, members[i] / 2), F->key_origin[members[i]],
-                   F->key_span[members[i]]);
+            add_eq(F, FE_NORMAL, x0, var_leaf(F, members[i] / 2), F->cs.key_origin[members[i]],
+                   F->cs.key_span[members[i]]);
 }
 
 static Span inst_span(Inst *c, Span dflt) {
@@ -395,9 +411,9 @@ static Span inst_span(Inst *c, Span dflt) {
 }
 
 static void check_inputs(Flattener *F) {
-    for (uint32_t v = 0; v < F->nkeyvars; v++) {
+    for (uint32_t v = 0; v < F->cs.nkeyvars; v++) {
         FlatVar *fv = &F->m->vars.data[v];
-        if (fv->conn != FC_INPUT || fv->top_conn || F->key_used[2 * v] || F->var_defined[v]) continue;
+        if (fv->conn != FC_INPUT || fv->top_conn || F->cs.key_used[2 * v] || F->cs.var_defined[v]) continue;
         Elem *e = F->var_elems.data[v];
         Inst *owner = e->owner;
         if (owner->is_connector) owner = owner->parent;
@@ -407,17 +423,17 @@ static void check_inputs(Flattener *F) {
 }
 
 void flatten_connections(Flattener *F) {
-    uint32_t nk = 2 * F->nkeyvars;
+    uint32_t nk = 2 * F->cs.nkeyvars;
     for (uint32_t k = 0; k < nk; k++) {
-        if (!F->key_used[k] || uf_find(F->uf, k) != k) continue;
+        if (!F->cs.key_used[k] || uf_find(F->cs.uf, k) != k) continue;
         uint32_t lo, hi;
         set_range(F, k, &lo, &hi);
-        if (hi - lo >= 2) set_equations(F, F->set_members + lo, hi - lo);
+        if (hi - lo >= 2) set_equations(F, F->cs.set_members + lo, hi - lo);
     }
     /* inside flows in no connection are zero */
-    for (uint32_t v = 0; v < F->nkeyvars; v++) {
+    for (uint32_t v = 0; v < F->cs.nkeyvars; v++) {
         FlatVar *fv = &F->m->vars.data[v];
-        if (fv->conn == FC_FLOW && !F->key_used[2 * v])
+        if (fv->conn == FC_FLOW && !F->cs.key_used[2 * v])
             add_eq(F, FE_NORMAL, var_leaf(F, v), expr_const(F->ctx, 0),
                    F->var_elems.data[v]->owner->path, fv->span);
     }

@@ -9,7 +9,10 @@
  * except those that use instream()/actualstream(): they need the complete
  * connection sets, so they are deferred with their loop environment and
  * translated afterwards (flatten_deferred).  Array equations
- * give one scalar equation per element.  Linear in the expanded relations.
+ * give one scalar equation per element.  Relations and bindings are the
+ * only contexts that may create flat variables: der(der(x)) gets the
+ * helper x' (der_helper, handed to translation in the context).  Linear in
+ * the expanded relations.
  */
 #include "flatten_internal.h"
 
@@ -19,7 +22,41 @@
 static bool is_param_kind(FlatVarKind k) { return k == FV_PARAMETER || k == FV_CONSTANT; }
 
 void add_eq(Flattener *F, FlatEqKind k, Expr *l, Expr *r, const char *origin, Span sp) {
-    vec_push(F->arena, &F->m->eqs, ((FlatEq){k, l, r, origin, sp}));
+    vec_push(F->arena, &F->m->eqs, ((FlatEq){k, l, r, origin, sp, 0}));
+}
+
+/* der(der(x)): the inner derivative becomes a helper variable `x'` with
+ * the equation x' = der(x) (one more unknown, one more equation), so the
+ * outer der() differentiates an ordinary variable.  One helper per x. */
+static uint32_t der_helper(Flattener *F, uint32_t v, Span at) {
+    uintptr_t have = (uintptr_t)hmap_get(&F->aux_der, (uint64_t)v + 1);
+    if (have) return (uint32_t)(have - 1);
+    Elem *src = F->var_elems.data[v];
+    Elem *e = ARENA_NEW(F->arena, Elem);
+    *e = *src;
+    e->name = arena_printf(F->arena, "%s'", src->name);
+    e->vkind = VAR_VARIABLE;
+    e->nd = 0;
+    e->n = 1;
+    e->var = F->m->vars.len;
+    FlatVar fv = {0};
+    fv.name = arena_printf(F->arena, "%s'", F->m->vars.data[v].name); /* never a Dyad name */
+    fv.span = at;
+    fv.min = -__builtin_inf();
+    fv.max = __builtin_inf();
+    vec_push(F->arena, &F->m->vars, fv);
+    vec_push(F->arena, &F->var_elems, e);
+    vec_push(F->arena, &F->var_elem_off, 0);
+    add_eq(F, FE_NORMAL, var_leaf(F, e->var), expr_leaf(F->ctx, EXPR_DER, v), src->owner->path, at);
+    hmap_put(F->arena, &F->aux_der, (uint64_t)v + 1, (void *)(uintptr_t)(e->var + 1));
+    return e->var;
+}
+
+/* the context of a relation or a binding: der(der(x)) allowed */
+static Tx tx_rel(Inst *scope, Env *env) {
+    Tx t = tx_in(scope, env);
+    t.der_helper = der_helper;
+    return t;
 }
 
 /* ---------- values and attributes ---------- */
@@ -29,11 +66,7 @@ static const char *str_value(AstNode *e) {
 }
 
 static bool attr_val(Flattener *F, AstNode *mod, Inst *scope, Env *env, Val *out) {
-    Env *save = F->env;
-    F->env = env;
-    bool ok = tr_val(F, scope, mod->mod.value, out);
-    F->env = save;
-    if (!ok) return false;
+    if (!tr_val(F, tx_rel(scope, env), mod->mod.value, out)) return false;
     if (out->str) {
         diag_error(mod->span, "`%s` needs a number", mod->mod.name);
         return false;
@@ -106,11 +139,7 @@ static void type_attrs(Flattener *F, Elem *el, AstNode *type, Library *lib, int 
 }
 
 static bool binding_val(Flattener *F, Elem *el, Binding *b, Val *out) {
-    Env *save = F->env;
-    F->env = b->env;
-    bool ok = tr_val(F, b->scope, b->expr, out);
-    F->env = save;
-    if (!ok) return false;
+    if (!tr_val(F, tx_rel(b->scope, b->env), b->expr, out)) return false;
     if (out->str) {
         diag_error(b->expr->span, "`%s` needs a number, not a string", el->name);
         return false;
@@ -201,7 +230,7 @@ static const char *shape_of(Flattener *F, Val *v) {
 static void mark_defined(Flattener *F, Inst *inst, Expr *x) {
     if (x->kind != EXPR_VAR) return;
     FlatVar *v = &F->m->vars.data[x->index];
-    if (v->conn == FC_INPUT && F->var_elems.data[x->index]->owner != inst) F->var_defined[x->index] = 1;
+    if (v->conn == FC_INPUT && F->var_elems.data[x->index]->owner != inst) F->cs.var_defined[x->index] = 1;
 }
 
 static void tr_guess(Flattener *F, AstNode *r, Val *l, Val *rhs) {
@@ -215,9 +244,10 @@ static void tr_guess(Flattener *F, AstNode *r, Val *l, Val *rhs) {
     }
 }
 
-static void tr_equation(Flattener *F, Inst *inst, AstNode *r) {
+static void tr_equation(Flattener *F, Inst *inst, Env *env, AstNode *r) {
     Val l, rhs;
-    if (!tr_val(F, inst, r->eq.lhs, &l) || !tr_val(F, inst, r->eq.rhs, &rhs)) return;
+    Tx t = tx_rel(inst, env);
+    if (!tr_val(F, t, r->eq.lhs, &l) || !tr_val(F, t, r->eq.rhs, &rhs)) return;
     if (l.str || rhs.str) {
         diag_error(r->span, "an equation relates numbers, not strings");
         return;
@@ -240,9 +270,9 @@ static void tr_equation(Flattener *F, Inst *inst, AstNode *r) {
     }
 }
 
-static void tr_assert(Flattener *F, Inst *inst, AstNode *r) {
+static void tr_assert(Flattener *F, Inst *inst, Env *env, AstNode *r) {
     if (!r->assert_.cond) return; /* a syntax error, already reported */
-    Expr *c = tr_expr(F, inst, r->assert_.cond);
+    Expr *c = tr_expr(F, tx_rel(inst, env), r->assert_.cond);
     AstNode *msg = r->assert_.message;
     const char *text = msg && msg->kind == AST_STR ? msg->str.value : "assertion failed";
     if (c) vec_push(F->arena, &F->m->asserts, ((FlatAssert){c, text, r->span}));
@@ -274,81 +304,78 @@ static bool uses_instream(AstNode *e) {
     }
 }
 
-static void translate(Flattener *F, Inst *inst, AstNode *r) {
-    if (r->kind == AST_EQUATION) tr_equation(F, inst, r);
-    else tr_assert(F, inst, r);
+static void translate(Flattener *F, Inst *inst, Env *env, AstNode *r) {
+    if (clock_relation(F, inst, env, r)) return;
+    if (r->kind == AST_EQUATION) tr_equation(F, inst, env, r);
+    else tr_assert(F, inst, env, r);
 }
 
 void flatten_deferred(Flattener *F) {
     for (uint32_t i = 0; i < F->deferred.len; i++) {
         Deferred *d = &F->deferred.data[i];
-        F->env = d->env;
-        translate(F, d->inst, d->rel);
+        translate(F, d->inst, d->env, d->rel);
     }
-    F->env = NULL;
 }
 
 /* ---------- structural relations ---------- */
 
-static void walk(Flattener *F, Inst *inst, AstList *rels);
+static void walk(Flattener *F, Inst *inst, Env *env, AstList *rels);
 
-static void walk_for(Flattener *F, Inst *inst, AstNode *r, uint32_t k) {
+static void walk_for(Flattener *F, Inst *inst, Env *env, AstNode *r, uint32_t k) {
     if (k == r->for_.iters.len) {
-        walk(F, inst, &r->for_.body);
+        walk(F, inst, env, &r->for_.body);
         return;
     }
     AstNode *it = r->for_.iters.items[k];
     Val range;
-    if (!const_val(F, inst, it->iter.range, &range)) return;
+    if (!const_val(F, tx_in(inst, env), it->iter.range, &range)) return;
     if (range.str || range.nd > 1) {
         diag_error(it->iter.range->span, "`for` needs a range or a vector");
         return;
     }
-    Env *save = F->env, *cur = NULL;
+    Env *cur = NULL;
     for (uint32_t i = 0; i < range.n; i++) {
         uint32_t deferred = F->deferred.len;
-        if (!cur) cur = env_push(F, save, it->iter.name, val_scalar(val_at(&range, i)));
+        if (!cur) cur = env_push(F, env, it->iter.name, val_scalar(val_at(&range, i)));
         else cur->val = val_scalar(val_at(&range, i)); /* nothing kept the previous one */
-        F->env = cur;
-        walk_for(F, inst, r, k + 1);
+        walk_for(F, inst, cur, r, k + 1);
         if (F->deferred.len != deferred) cur = NULL; /* a deferred relation keeps it */
     }
-    F->env = save;
 }
 
-static void walk_if(Flattener *F, Inst *inst, AstNode *r) {
+static void walk_if(Flattener *F, Inst *inst, Env *env, AstNode *r) {
     for (uint32_t i = 0; i < r->if_.branches.len; i++) {
         AstNode *b = r->if_.branches.items[i];
         if (b->branch.cond) {
             Val c;
-            if (!const_val(F, inst, b->branch.cond, &c)) return;
+            if (!const_val(F, tx_in(inst, env), b->branch.cond, &c)) return;
             if (c.nd || c.str) {
                 diag_error(b->branch.cond->span, "the condition of a relation `if` must be a Boolean");
                 return;
             }
             if (c.s->value == 0) continue;
         }
-        walk(F, inst, &b->branch.body);
+        walk(F, inst, env, &b->branch.body);
         return;
     }
 }
 
-static Def *switch_enum(Flattener *F, Inst *inst, AstNode *subject) {
+static Def *switch_enum(Flattener *F, Tx t, AstNode *subject) {
     Ref ref;
-    if ((subject->kind == AST_IDENT || subject->kind == AST_FIELD) && resolve_ref(F, inst, subject, false, &ref) &&
+    if ((subject->kind == AST_IDENT || subject->kind == AST_FIELD) && resolve_ref(F, t, subject, false, &ref) &&
         ref.var)
         return enum_of_elem(F, ref.var);
     return NULL;
 }
 
-static void walk_switch(Flattener *F, Inst *inst, AstNode *r) {
+static void walk_switch(Flattener *F, Inst *inst, Env *env, AstNode *r) {
     Val v;
-    if (!const_val(F, inst, r->switch_.subject, &v)) return;
+    if (!const_val(F, tx_in(inst, env), r->switch_.subject, &v)) return;
     if (v.nd || v.str) {
         diag_error(r->switch_.subject->span, "`switch` needs an enum value");
         return;
     }
-    Def *en = switch_enum(F, inst, r->switch_.subject);
+    Def *en = switch_enum(F, tx_in(inst, env), r->switch_.subject);
     AstNode *dflt = NULL, *hit = NULL;
     for (uint32_t i = 0; i < r->switch_.cases.len; i++) {
         AstNode *c = r->switch_.cases.items[i];
@@ -365,32 +392,31 @@ static void walk_switch(Flattener *F, Inst *inst, AstNode *r) {
         if (k == (int)v.s->value && !hit) hit = c;
     }
     if (!hit) hit = dflt;
-    if (hit) walk(F, inst, &hit->branch.body);
+    if (hit) walk(F, inst, env, &hit->branch.body);
 }
 
-static void walk_one(Flattener *F, Inst *inst, AstNode *r) {
+static void walk_one(Flattener *F, Inst *inst, Env *env, AstNode *r) {
     switch (r->kind) {
     case AST_EQUATION: case AST_ASSERT:
-        if (uses_instream(r)) vec_push(F->arena, &F->deferred, ((Deferred){r, inst, F->env}));
-        else translate(F, inst, r);
+        if (uses_instream(r)) vec_push(F->arena, &F->deferred, ((Deferred){r, inst, env}));
+        else translate(F, inst, env, r);
         break;
-    case AST_CONNECT: connect_members(F, inst, r); break;
-    case AST_FOR: walk_for(F, inst, r, 0); break;
-    case AST_IF: walk_if(F, inst, r); break;
-    case AST_SWITCH: walk_switch(F, inst, r); break;
+    case AST_CONNECT: connect_members(F, inst, env, r); break;
+    case AST_FOR: walk_for(F, inst, env, r, 0); break;
+    case AST_IF: walk_if(F, inst, env, r); break;
+    case AST_SWITCH: walk_switch(F, inst, env, r); break;
     case AST_ANALYSIS_POINT: case AST_CONTINUITY: break; /* no equations */
     default:
         diag_error(r->span, "this relation form (%s) is not supported yet", ast_kind_names[r->kind]);
     }
 }
 
-static void walk(Flattener *F, Inst *inst, AstList *rels) {
-    for (uint32_t i = 0; i < rels->len; i++) walk_one(F, inst, rels->items[i]);
+static void walk(Flattener *F, Inst *inst, Env *env, AstList *rels) {
+    for (uint32_t i = 0; i < rels->len; i++) walk_one(F, inst, env, rels->items[i]);
 }
 
 static void walk_inst(Flattener *F, Inst *inst) {
-    F->env = inst->env;
-    for (uint32_t i = 0; i < inst->relations.len; i++) walk_one(F, inst, inst->relations.data[i]);
+    for (uint32_t i = 0; i < inst->relations.len; i++) walk_one(F, inst, inst->env, inst->relations.data[i]);
     for (uint32_t i = 0; i < inst->elems.len; i++) {
         Elem *e = inst->elems.data[i];
         if (e->absent) continue;
@@ -399,7 +425,4 @@ static void walk_inst(Flattener *F, Inst *inst) {
     }
 }
 
-void flatten_relations(Flattener *F, Inst *inst) {
-    walk_inst(F, inst);
-    F->env = NULL;
-}
+void flatten_relations(Flattener *F, Inst *inst) { walk_inst(F, inst); }

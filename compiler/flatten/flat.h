@@ -9,6 +9,15 @@
  *
  * Every equation keeps its origin (instance path + source span) so later
  * phases can point at the modeler's line.
+ *
+ * Clocks (docs/LANGUAGE.md, "Clocks"): after clock inference every variable
+ * is continuous (clock 0) or on one clock (1 + index into `clocks`).  A
+ * clocked variable has kind FV_DISCRETE and is computed by the equations of
+ * its clock's partition (FE_CLOCKED, FE_SAMPLE); the continuous equations
+ * never mention it.  The clocked world reaches the continuous one only
+ * through FV_HOLD variables (the value of a clocked variable held since its
+ * last tick) and is read from it only by FE_SAMPLE equations.  Previous
+ * values `x@(clk-k)` are FV_HISTORY variables.
  */
 #ifndef DYADC_FLAT_H
 #define DYADC_FLAT_H
@@ -20,8 +29,18 @@ typedef enum {
     FV_VARIABLE,        /* continuous unknown (state candidate or algebraic) */
     FV_PARAMETER,       /* fixed during a run, overridable with -p */
     FV_PARAM_MISSING,   /* parameter with value `missing`: solved at init */
-    FV_CONSTANT         /* `constant` or structural: folded */
+    FV_CONSTANT,        /* `constant` or structural: folded */
+    /* clocks: known between ticks, changed only at the ticks of `clock` */
+    FV_DISCRETE,        /* clocked variable: an unknown of its clock's partition;
+                           `value` = its value before the first tick */
+    FV_HISTORY,         /* `of@(clk-lag)`; `value` = its value at the first tick */
+    FV_HOLD,            /* `of` held since its last tick (zero-order hold);
+                           `value` = its value before the first tick */
+    FV_INTERVAL         /* SampleTime(): time since the previous tick of `clock` */
 } FlatVarKind;
+
+/* a clocked-world kind: a value the runtime keeps between ticks */
+static inline bool flat_kind_is_discrete(FlatVarKind k) { return k >= FV_DISCRETE; }
 
 typedef enum { FC_NONE, FC_POTENTIAL, FC_FLOW, FC_STREAM, FC_INPUT, FC_OUTPUT } FlatConn;
 
@@ -39,17 +58,44 @@ typedef struct FlatVar {
     bool top_conn;         /* a connector field of the flattened component
                               itself (balance rule: its flows and inputs are
                               given from outside) */
+    uint32_t clock;        /* 0: continuous; else 1 + index into FlatModel.clocks */
+    uint32_t of;           /* FV_HISTORY, FV_HOLD: the clocked variable */
+    uint32_t lag;          /* FV_HISTORY: k of `of@(clk-k)` */
     Span span;             /* declaration */
 } FlatVar;
 
-typedef enum { FE_NORMAL, FE_INITIAL } FlatEqKind;
+typedef enum {
+    FE_NORMAL,             /* continuous equation */
+    FE_INITIAL,            /* `initial` relation (continuous initialization) */
+    FE_CLOCKED,            /* equation of the partition of `clock` */
+    FE_SAMPLE              /* lhs (a variable of `clock`) = rhs (over continuous
+                              variables) read at each tick */
+} FlatEqKind;
 
 typedef struct FlatEq {
     FlatEqKind kind;
     Expr *lhs, *rhs;       /* lhs = rhs */
     const char *origin;    /* instance path where it was written ("" = top) */
     Span span;             /* the relation in the source */
+    uint32_t clock;        /* FE_CLOCKED, FE_SAMPLE: 1 + index into clocks */
 } FlatEq;
+
+/* an equation that determines an unknown (balance, counts) */
+static inline bool flat_eq_is_regular(FlatEqKind k) { return k != FE_INITIAL; }
+/* an unknown of the continuous system or of a clock partition */
+static inline bool flat_kind_is_unknown(FlatVarKind k) { return k == FV_VARIABLE || k == FV_DISCRETE; }
+
+typedef enum { FCLK_PERIODIC, FCLK_ZERO_CROSSING } FlatClockKind;
+
+/* A clock, defined by a relation `clk = periodic_clock(dt, offset)` or
+ * `clk = zero_crossing_clock(u)` of a component with `@[output clk]`. */
+typedef struct FlatClock {
+    FlatClockKind kind;
+    const char *name;      /* instance path of the defining component + `.clk` */
+    Expr *period, *offset; /* FCLK_PERIODIC: over parameters */
+    Expr *signal;          /* FCLK_ZERO_CROSSING: over continuous variables */
+    Span span;             /* the defining relation */
+} FlatClock;
 
 typedef struct FlatAssert {
     Expr *cond;
@@ -75,6 +121,7 @@ typedef struct FlatModel {
     Vec(FlatVar) vars;
     Vec(FlatEq) eqs;
     Vec(FlatAssert) asserts;
+    Vec(FlatClock) clocks;
     FlatSettings settings; /* from an analysis; settings.has false otherwise */
 } FlatModel;
 

@@ -25,28 +25,20 @@ static void flattener_init(Flattener *F, Program *p, ExprCtx *ctx) {
     F->s_String = intern_cstr(in, "String");
 }
 
-static void prepare_sets(Flattener *F) {
-    F->nkeyvars = F->m->vars.len; /* later variables (der(der(x)) helpers) are never connected */
-    uint32_t nk = 2 * F->m->vars.len + 1;
-    F->uf = ARENA_ARRAY(F->arena, uint32_t, nk);
-    for (uint32_t k = 0; k < nk; k++) F->uf[k] = k;
-    F->key_span = ARENA_ARRAY(F->arena, Span, nk);
-    F->key_origin = ARENA_ARRAY(F->arena, const char *, nk);
-    F->key_used = ARENA_ARRAY(F->arena, unsigned char, nk);
-    F->var_defined = ARENA_ARRAY(F->arena, unsigned char, nk);
-}
-
 /* instance tree -> variables -> values -> connects -> equations */
 static FlatModel *flatten_from(Flattener *F, Def *d, PendingVec *mods) {
     unsigned errors = diag_error_count();
     Inst *top = inst_build_under(F, d, mods);
     if (diag_error_count() > errors) return NULL;
-    prepare_sets(F);
+    connect_init(F);
+    clock_bind_instances(F, top);
     flatten_bindings(F);
     flatten_relations(F, top);
     connect_prepare_sets(F);
     flatten_deferred(F);
+    uint32_t nrel = F->m->eqs.len;
     flatten_connections(F);
+    clock_infer(F, nrel);
     return diag_error_count() > errors ? NULL : F->m;
 }
 
@@ -85,6 +77,10 @@ static const char *kind_name(FlatVarKind k) {
     case FV_PARAMETER: return "parameter";
     case FV_PARAM_MISSING: return "parameter(missing)";
     case FV_CONSTANT: return "constant";
+    case FV_DISCRETE: return "clocked";
+    case FV_HISTORY: return "previous";
+    case FV_HOLD: return "held";
+    case FV_INTERVAL: return "interval";
     }
     return "?";
 }
@@ -116,6 +112,7 @@ static void dump_var(FILE *out, const FlatModel *m, const FlatVar *v) {
     if (!isinf(v->min)) fprintf(out, " (min %.17g)", v->min);
     if (!isinf(v->max)) fprintf(out, " (max %.17g)", v->max);
     if (v->state_priority) fprintf(out, " (statePriority %d)", v->state_priority);
+    if (v->clock) fprintf(out, " @%s", m->clocks.data[v->clock - 1].name);
     fputc('\n', out);
 }
 
@@ -124,9 +121,11 @@ static void dump_eq(FILE *out, const FlatModel *m, const FlatEq *q) {
     SrcFile *f = src_get(q->span.file);
     if (f) src_line_col(f, q->span.lo, &line, &col);
     fputs(q->kind == FE_INITIAL ? "  initial " : "  ", out);
+    if (q->clock) fprintf(out, "@%s: ", m->clocks.data[q->clock - 1].name);
     flat_print_expr(out, m, q->lhs);
-    fputs(" = ", out);
+    fputs(q->kind == FE_SAMPLE ? " = sample(" : " = ", out);
     flat_print_expr(out, m, q->rhs);
+    if (q->kind == FE_SAMPLE) fputc(')', out);
     fprintf(out, "    # %s @%u:%u\n", q->origin[0] ? q->origin : "<top>", line, col);
 }
 
@@ -139,18 +138,36 @@ static void dump_settings(FILE *out, const FlatSettings *s) {
     fputc('\n', out);
 }
 
+static void dump_clocks(FILE *out, const FlatModel *m) {
+    for (uint32_t i = 0; i < m->clocks.len; i++) {
+        const FlatClock *c = &m->clocks.data[i];
+        fprintf(out, "clock %s = ", c->name);
+        if (c->kind == FCLK_ZERO_CROSSING) {
+            fputs("zero_crossing_clock(", out);
+            flat_print_expr(out, m, c->signal);
+        } else {
+            fputs("periodic_clock(", out);
+            flat_print_expr(out, m, c->period);
+            fputs(", ", out);
+            flat_print_expr(out, m, c->offset);
+        }
+        fputs(")\n", out);
+    }
+}
+
 void flat_dump(FILE *out, const FlatModel *m) {
     fprintf(out, "model %s\n", m->name);
     dump_settings(out, &m->settings);
+    dump_clocks(out, m);
     uint32_t neq = 0, nunk = 0;
     for (uint32_t i = 0; i < m->vars.len; i++) {
         dump_var(out, m, &m->vars.data[i]);
-        nunk += m->vars.data[i].kind == FV_VARIABLE;
+        nunk += flat_kind_is_unknown(m->vars.data[i].kind);
     }
     fputs("equations\n", out);
     for (uint32_t i = 0; i < m->eqs.len; i++) {
         dump_eq(out, m, &m->eqs.data[i]);
-        neq += m->eqs.data[i].kind == FE_NORMAL;
+        neq += flat_eq_is_regular(m->eqs.data[i].kind);
     }
     for (uint32_t i = 0; i < m->asserts.len; i++) {
         fputs("  assert(", out);

@@ -10,7 +10,16 @@
  * Arrays are scalarized: an array element (variable or parameter) owns `n`
  * consecutive flat variables in row-major order; a component array owns `n`
  * child instances.  Expressions translate to Vals: a shape and one Expr per
- * element (a scalar is a Val with nd = 0). */
+ * element (a scalar is a Val with nd = 0).
+ *
+ * Files, in pipeline order: instance.c (the tree), refs.c (what a name
+ * denotes), consts.c (structural values), translate.c (expression -> Val,
+ * with val.c for the algebra on Vals, structs.c for struct values,
+ * builtins.c and functions.c for calls), equations.c (bindings and
+ * relations), connect.c (connection sets), balance.c, units_check.c,
+ * analysis.c, flatten.c (entry point and dump).  Translation takes its
+ * context (Tx) by value; the Flattener holds only what the whole
+ * flattening shares (the model, the instance tree, the connection sets). */
 #ifndef DYADC_FLATTEN_INTERNAL_H
 #define DYADC_FLATTEN_INTERNAL_H
 
@@ -66,6 +75,9 @@ typedef Vec(Pending) PendingVec;
 
 typedef enum { ELEM_VAR, ELEM_INST } ElemKind;
 
+/* structural evaluation of a parameter's value (consts.c) */
+typedef enum { CONST_UNSEEN, CONST_BUSY, CONST_DONE, CONST_FAILED } ConstState;
+
 typedef struct Elem {
     ElemKind kind;
     Sym name;
@@ -87,8 +99,8 @@ typedef struct Elem {
     AstNode *type;        /* AST_TYPE of the declaration */
     Library *type_lib;    /* library where `type` is resolved */
     uint32_t var;         /* first flat variable index (NO_VAR before creation) */
-    int cstate;           /* structural evaluation: 0 not yet, 1 busy, 2 done, 3 failed */
-    Val *cval;            /* structural value when cstate == 2 */
+    ConstState cstate;    /* structural evaluation of `value` */
+    Val *cval;            /* the structural value when cstate == CONST_DONE */
     /* ELEM_INST */
     Def *def;             /* the component or connector */
     Def *constraint;      /* `name::Constraint = ...`, or NULL */
@@ -121,7 +133,43 @@ typedef struct Deferred {   /* a relation translated after all connects */
     Env *env;
 } Deferred;
 
-typedef struct Flattener {
+typedef struct Flattener Flattener;
+
+/* Creates the helper variable x' for der(der(x)) (equations.c): the only way
+ * translation adds a flat variable, and only where its caller allows it. */
+typedef uint32_t (*DerHelperFn)(Flattener *F, uint32_t var, Span at);
+
+/* The translation context, passed by value: where names resolve and how.
+ * A callee that needs another context changes its own copy; nothing is
+ * saved and restored in the Flattener. */
+typedef struct Tx {
+    Inst *scope;            /* instance where names resolve; NULL in function bodies */
+    Env *env;               /* loop indices, function arguments and locals */
+    Library *lib;           /* library of the function being inlined (its callees,
+                               structs, enums); NULL outside functions */
+    DerHelperFn der_helper; /* der(der(x)) allowed (relations); NULL elsewhere */
+    uint32_t end;           /* value of `end` in the current subscript; 0 outside */
+    uint8_t fn_depth;       /* nested function inlining depth */
+    bool structural;        /* parameters evaluate to their values (sizes, ranges,
+                               conditions, indices) */
+} Tx;
+
+static inline Tx tx_in(Inst *scope, Env *env) { return (Tx){.scope = scope, .env = env}; }
+static inline Tx tx_structural(Tx t) { t.structural = true; return t; }
+
+/* Connection sets: union-find over keys 2*var + side (0 inside, 1 outside),
+ * owned by connect.c */
+typedef struct ConnSets {
+    uint32_t nkeyvars;          /* variables that have keys (those of the instance tree) */
+    uint32_t *uf;
+    Span *key_span;
+    const char **key_origin;
+    unsigned char *key_used;
+    unsigned char *var_defined; /* inputs given an equation outside their owner */
+    uint32_t *set_start, *set_count, *set_members; /* keys bucketed by root (after connect_prepare_sets) */
+} ConnSets;
+
+struct Flattener {
     Program *prog;
     Arena *arena;
     ExprCtx *ctx;
@@ -132,22 +180,11 @@ typedef struct Flattener {
     Sym s_der, s_time, s_pi, s_pi_u, s_ifelse, s_Real, s_Integer, s_Boolean, s_String;
     Expr **leaf;            /* flat variable -> its EXPR_VAR leaf (cache) */
     uint32_t nleaf;
-    Env *env;               /* current loop indices / function locals */
-    int const_mode;         /* > 0: parameters evaluate to their values */
-    uint32_t end_val;       /* value of `end` in the current subscript */
-    int fn_depth;           /* nested function inlining depth */
-    Library *fn_lib;        /* library of the function being inlined */
     Vec(struct Deferred) deferred; /* relations after the connects (instream needs the sets) */
-    /* connection sets: union-find over keys 2*var + side (0 inside, 1 outside) */
-    uint32_t nkeyvars;          /* variables that have keys (those of the instance tree) */
-    HashMap aux_der;            /* var + 1 -> helper variable index + 1 for der(der(var)) */
-    uint32_t *uf;
-    Span *key_span;
-    const char **key_origin;
-    unsigned char *key_used;
-    unsigned char *var_defined; /* inputs given an equation outside their owner */
-    uint32_t *set_start, *set_count, *set_members; /* keys bucketed by root (after pass 0) */
-} Flattener;
+    HashMap aux_der;        /* var + 1 -> helper variable index + 1 for der(der(var)) */
+    ConnSets cs;
+    struct ClockState *clk; /* clock parameters, links, helpers (clocks.c); NULL until used */
+};
 
 /* instance.c */
 Inst *inst_build_top(Flattener *F, Def *def);
@@ -156,27 +193,55 @@ Elem *inst_elem(Inst *inst, Sym name);
 const char *inst_child_path(Flattener *F, Inst *parent, Sym name);
 AstNode *mod_from_arg(Flattener *F, AstNode *arg);
 
-/* values.c */
-bool resolve_ref(Flattener *F, Inst *scope, AstNode *e, bool report, Ref *out);
-Expr *var_leaf(Flattener *F, uint32_t v);
-bool tr_val(Flattener *F, Inst *scope, AstNode *e, Val *out);
-Expr *tr_expr(Flattener *F, Inst *scope, AstNode *e);
-bool const_val(Flattener *F, Inst *scope, AstNode *e, Val *out);  /* structural */
-bool const_int(Flattener *F, Inst *scope, AstNode *e, int64_t *out);
-bool elem_const(Flattener *F, Elem *el, Val *out);
+/* val.c: Val algebra (shapes, element-wise operators, products, indexing) */
 Val val_scalar(Expr *e);
 Val val_new(Flattener *F, uint8_t nd, const uint32_t *dims);
-Env *env_push(Flattener *F, Env *next, Sym name, Val v);
-Def *enum_of_elem(Flattener *F, Elem *el);
-bool struct_field_slice(Flattener *F, Def *sd, Sym field, uint32_t *off, uint32_t *n, Def **sub, AstNode *at);
-int enum_case_index(Def *en, Sym name);
-
-/* builtins.c */
-bool tr_builtin(Flattener *F, Inst *scope, AstNode *call, Sym name, Val *out, bool *handled);
+Val val_like(Flattener *F, const Val *a);
+void val_put(Val *r, uint32_t i, Expr *x);
+bool val_same_shape(const Val *a, const Val *b);
+const char *val_shape_str(Flattener *F, const Val *v);
+bool val_binary(Flattener *F, AstNode *e, Val a, Val b, Val *out);
+bool val_unary(Flattener *F, AstNode *e, Val a, Val *out);
+bool val_ifelse(Flattener *F, AstNode *at, Expr *c, Val a, Val b, Val *out);
 bool val_matmul(Flattener *F, Val a, Val b, AstNode *at, Val *out);
 
+/* refs.c: component references, qualified names, enums, leaves */
+bool resolve_ref(Flattener *F, Tx t, AstNode *e, bool report, Ref *out);
+bool ref_const_offset(Flattener *F, Tx t, AstList *subs, uint8_t nd, const uint32_t *dims, uint32_t *off,
+                      bool report);
+bool subs_have_slice(AstList *subs);
+Env *env_push(Flattener *F, Env *next, Sym name, Val v);
+Env *env_find(Env *e, Sym name);
+uint32_t field_chain_qname(AstNode *e, Sym *q, uint32_t cap); /* `A.B.c` -> [A, B, c] */
+Library *tx_lib(Flattener *F, Tx t);
+Def *enum_of_elem(Flattener *F, Elem *el);
+int enum_case_index(Def *en, Sym name);
+int enum_value(Flattener *F, Tx t, AstNode *e);
+Expr *var_leaf(Flattener *F, uint32_t v);
+void unknown_name(Flattener *F, Tx t, AstNode *e);
+
+/* consts.c: structural (compile-time) values */
+bool const_val(Flattener *F, Tx t, AstNode *e, Val *out);
+bool const_int(Flattener *F, Tx t, AstNode *e, int64_t *out);
+bool elem_const(Flattener *F, Elem *el, Val *out);
+bool elem_is_param_like(Elem *el);
+
+/* structs.c: struct values (the vector of their fields) */
+bool struct_value(Flattener *F, Tx t, Inst *si, AstNode *e, Val *out);
+bool struct_construct(Flattener *F, Tx t, AstNode *call, Def *sd, Val *out);
+bool struct_field_slice(Flattener *F, Def *sd, Sym field, uint32_t *off, uint32_t *n, Def **sub, AstNode *at);
+bool struct_env_field(Flattener *F, Tx t, AstNode *e, Val *out, bool *handled);
+
+/* translate.c: AST expression -> Val */
+bool tr_val(Flattener *F, Tx t, AstNode *e, Val *out);
+Expr *tr_expr(Flattener *F, Tx t, AstNode *e);
+bool tr_var_value(Flattener *F, Tx t, Ref *r, bool whole, Val *out, AstNode *e);
+
+/* builtins.c */
+bool tr_builtin(Flattener *F, Tx t, AstNode *call, Sym name, Val *out, bool *handled);
+
 /* functions.c */
-bool tr_function_call(Flattener *F, Inst *scope, AstNode *call, Def *fn, Val *out);
+bool tr_function_call(Flattener *F, Tx t, AstNode *call, Def *fn, Val *out);
 
 /* equations.c */
 void add_eq(Flattener *F, FlatEqKind k, Expr *l, Expr *r, const char *origin, Span sp);
@@ -185,10 +250,19 @@ void flatten_relations(Flattener *F, Inst *inst);
 void flatten_deferred(Flattener *F);
 
 /* connect.c */
-void connect_members(Flattener *F, Inst *inst, AstNode *r);
+void connect_init(Flattener *F);
+void connect_members(Flattener *F, Inst *inst, Env *env, AstNode *r);
 void flatten_connections(Flattener *F);
 void connect_prepare_sets(Flattener *F);
-bool tr_instream(Flattener *F, Inst *scope, AstNode *call, bool actual, Val *out);
+bool tr_instream(Flattener *F, Tx t, AstNode *call, bool actual, Val *out);
+
+/* clocks.c (docs/LANGUAGE.md, "Clocks") */
+bool tr_at(Flattener *F, Tx t, AstNode *e, Val *out);
+bool tr_clock_builtin(Flattener *F, Tx t, AstNode *call, Sym name, Val *out, bool *handled);
+bool clock_relation(Flattener *F, Inst *inst, Env *env, AstNode *r);
+void clock_bind_instances(Flattener *F, Inst *top);
+/* clock_infer.c */
+void clock_infer(Flattener *F, uint32_t first_connect_eq);
 
 /* flatten.c */
 FlatModel *flatten_model_of(Flattener *F, Def *d, PendingVec *mods);

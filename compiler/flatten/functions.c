@@ -49,7 +49,7 @@ static bool check_struct(Flattener *F, Def *sd, Val *v, AstNode *at, const char 
 }
 
 /* check a value against declared dimensions (evaluated in the callee env) */
-static bool check_dims(Flattener *F, AstList *dims, Val *v, AstNode *at, const char *what) {
+static bool check_dims(Flattener *F, Tx t, AstList *dims, Val *v, AstNode *at, const char *what) {
     if (!dims->len) {
         if (v->nd == 0) return true;
         diag_error(at->span, "%s is declared as a scalar but gets an array", what);
@@ -64,7 +64,7 @@ static bool check_dims(Flattener *F, AstList *dims, Val *v, AstNode *at, const c
         AstNode *d = dims->items[k];
         if (d->kind == AST_COLON) continue;
         int64_t n;
-        if (!const_int(F, NULL, d, &n)) return false;
+        if (!const_int(F, t, d, &n)) return false;
         if ((uint32_t)n != v->dims[k]) {
             diag_error(at->span, "%s: dimension %u must be %lld, but it is %u", what, k + 1, (long long)n,
                        v->dims[k]);
@@ -74,7 +74,7 @@ static bool check_dims(Flattener *F, AstList *dims, Val *v, AstNode *at, const c
     return true;
 }
 
-static bool bind_args(Flattener *F, Inst *scope, AstNode *call, AstNode *fn, Val *vals, bool *given) {
+static bool bind_args(Flattener *F, Tx t, AstNode *call, AstNode *fn, Val *vals, bool *given) {
     uint32_t np = fn->func.params.len;
     for (uint32_t i = 0; i < call->call.args.len; i++) {
         AstNode *a = call->call.args.items[i];
@@ -91,22 +91,23 @@ static bool bind_args(Flattener *F, Inst *scope, AstNode *call, AstNode *fn, Val
             diag_error(a->span, "argument `%s` is given twice", fn->func.params.items[k]->decl.name);
             return false;
         }
-        if (!tr_val(F, scope, a->arg.value, &vals[k])) return false;
+        if (!tr_val(F, t, a->arg.value, &vals[k])) return false;
         given[k] = true;
     }
     return true;
 }
 
 /* a local assigned a constructor call `q = Point(...)` is struct-typed */
-static Def *decl_struct_value(Flattener *F, AstNode *call) {
+static Def *decl_struct_value(Flattener *F, Tx t, AstNode *call) {
     AstNode *c = call->call.callee;
     if (c->kind != AST_IDENT) return NULL;
     AstQName q = {&c->ident.name, 1, c->span};
-    Def *d = sema_try_lookup(F->prog, F->fn_lib ? F->fn_lib : F->prog->root, &q);
+    Def *d = sema_try_lookup(F->prog, tx_lib(F, t), &q);
     return d && d->node->kind == AST_STRUCT ? d : NULL;
 }
 
-static bool run_body(Flattener *F, Def *def, Val *out) {
+/* the body, in the callee's context t (its arguments bound in t.env) */
+static bool run_body(Flattener *F, Tx t, Def *def, Val *out) {
     AstNode *fn = def->node;
     AstList *body = &fn->func.body;
     if (!body->len || body->items[body->len - 1]->fstmt.name) {
@@ -116,58 +117,58 @@ static bool run_body(Flattener *F, Def *def, Val *out) {
     for (uint32_t i = 0; i < body->len; i++) {
         AstNode *st = body->items[i];
         Val v;
-        if (!tr_val(F, NULL, st->fstmt.value, &v)) return false;
-        Def *sd = st->fstmt.value->kind == AST_CALL ? decl_struct_value(F, st->fstmt.value) : NULL;
+        if (!tr_val(F, t, st->fstmt.value, &v)) return false;
+        Def *sd = st->fstmt.value->kind == AST_CALL ? decl_struct_value(F, t, st->fstmt.value) : NULL;
         if (!st->fstmt.name) {
             *out = v;
             Def *rs = decl_struct(F, def, fn->func.result);
             if (rs) return check_struct(F, rs, out, st, "the result");
-            return check_dims(F, &fn->func.result_dims, out, st, "the result");
+            return check_dims(F, t, &fn->func.result_dims, out, st, "the result");
         }
-        F->env = env_push(F, F->env, st->fstmt.name, v);
-        F->env->sdef = sd;
+        t.env = env_push(F, t.env, st->fstmt.name, v);
+        t.env->sdef = sd;
     }
     return false;
 }
 
-bool tr_function_call(Flattener *F, Inst *scope, AstNode *call, Def *def, Val *out) {
+/* bind the parameters in order (a default sees the earlier ones) */
+static bool bind_params(Flattener *F, Tx *callee, AstNode *call, Def *def, Val *vals, bool *given) {
     AstNode *fn = def->node;
-    if (F->fn_depth >= MAX_FN_DEPTH) {
+    bool ok = true;
+    for (uint32_t k = 0; ok && k < fn->func.params.len; k++) {
+        AstNode *p = fn->func.params.items[k];
+        if (!given[k] && p->decl.value) {
+            ok = tr_val(F, *callee, p->decl.value, &vals[k]);
+        } else if (!given[k]) {
+            diag_error(call->span, "function `%s` needs argument `%s`", fn->func.name, p->decl.name);
+            ok = false;
+        }
+        const char *what = arena_printf(F->arena, "argument `%s`", p->decl.name);
+        Def *sd = decl_struct(F, def, p->decl.type);
+        if (ok) ok = sd ? check_struct(F, sd, &vals[k], call, what) : check_dims(F, *callee, &p->decl.dims, &vals[k], call, what);
+        callee->env = env_push(F, callee->env, p->decl.name, vals[k]);
+        callee->env->sdef = sd;
+    }
+    return ok;
+}
+
+bool tr_function_call(Flattener *F, Tx t, AstNode *call, Def *def, Val *out) {
+    AstNode *fn = def->node;
+    if (t.fn_depth >= MAX_FN_DEPTH) {
         diag_error(call->span, "function `%s` calls itself (recursion is not supported)", fn->func.name);
         return false;
     }
     uint32_t np = fn->func.params.len;
     Val *vals = ARENA_ARRAY(F->arena, Val, np ? np : 1);
     bool *given = ARENA_ARRAY(F->arena, bool, np ? np : 1);
-    if (!bind_args(F, scope, call, fn, vals, given)) return false;
-    Env *env = NULL;
-    Env *save_env = F->env;
-    Library *save_lib = F->fn_lib;
-    F->env = NULL;
-    F->fn_lib = def->lib;
-    bool ok = true;
-    for (uint32_t k = 0; ok && k < np; k++) {
-        AstNode *p = fn->func.params.items[k];
-        if (!given[k] && p->decl.value) {
-            F->env = env;
-            ok = tr_val(F, NULL, p->decl.value, &vals[k]);
-        } else if (!given[k]) {
-            diag_error(call->span, "function `%s` needs argument `%s`", fn->func.name, p->decl.name);
-            ok = false;
-        }
-        F->env = env;
-        const char *what = arena_printf(F->arena, "argument `%s`", p->decl.name);
-        Def *sd = decl_struct(F, def, p->decl.type);
-        if (ok) ok = sd ? check_struct(F, sd, &vals[k], call, what) : check_dims(F, &p->decl.dims, &vals[k], call, what);
-        env = env_push(F, env, p->decl.name, vals[k]);
-        env->sdef = sd;
-    }
-    F->fn_depth++;
-    F->env = env;
-    if (ok) ok = run_body(F, def, out);
-    F->fn_depth--;
-    F->env = save_env;
-    F->fn_lib = save_lib;
-    if (!ok && F->fn_depth == 0) diag_note(fn->span, "in the call of function `%s` defined here", fn->func.name);
+    if (!bind_args(F, t, call, fn, vals, given)) return false;
+    Tx callee = t; /* keeps `structural` and the der() helper */
+    callee.scope = NULL;
+    callee.env = NULL;
+    callee.lib = def->lib;
+    callee.end = 0;
+    callee.fn_depth = (uint8_t)(t.fn_depth + 1);
+    bool ok = bind_params(F, &callee, call, def, vals, given) && run_body(F, callee, def, out);
+    if (!ok && t.fn_depth == 0) diag_note(fn->span, "in the call of function `%s` defined here", fn->func.name);
     return ok;
 }

@@ -87,16 +87,13 @@ AstNode *mod_from_arg(Flattener *F, AstNode *arg) {
  * callee is not a (qualified) name or an argument is positional */
 static AstNode *call_as_type(Flattener *F, AstNode *call) {
     Sym parts[16];
-    uint32_t n = 0;
-    AstNode *x = call->kind == AST_CALL ? call->call.callee : call;
-    for (; x->kind == AST_FIELD && n < 15; x = x->field.base) parts[n++] = x->field.name;
-    if (x->kind != AST_IDENT) return NULL;
-    parts[n++] = x->ident.name;
+    uint32_t n = field_chain_qname(call->kind == AST_CALL ? call->call.callee : call, parts, 16);
+    if (!n) return NULL;
     AstNode *t = ARENA_NEW(F->arena, AstNode);
     t->kind = AST_TYPE;
     t->span = call->span;
     t->type.name.parts = ARENA_ARRAY(F->arena, Sym, n);
-    for (uint32_t i = 0; i < n; i++) t->type.name.parts[i] = parts[n - 1 - i];
+    for (uint32_t i = 0; i < n; i++) t->type.name.parts[i] = parts[i];
     t->type.name.len = n;
     t->type.name.span = call->kind == AST_CALL ? call->call.callee->span : call->span;
     t->type.has_parens = call->kind == AST_CALL;
@@ -439,7 +436,7 @@ static bool eval_dims(Flattener *F, Inst *inst, Elem *e, AstList *dl) {
             continue;
         }
         int64_t n;
-        if (!const_int(F, inst, dl->items[k], &n)) return false;
+        if (!const_int(F, tx_in(inst, inst->env), dl->items[k], &n)) return false;
         if (n < 0) {
             diag_error(dl->items[k]->span, "an array size cannot be negative");
             return false;
@@ -471,13 +468,13 @@ static bool compr_envs(Flattener *F, Inst *inst, AstNode *c, Elem *e, EnvVec *en
     Val r[VAL_MAXD];
     if (ni > VAL_MAXD) return set_dims(e, ni, dims, c->span);
     for (uint32_t k = 0; k < ni; k++) {
-        if (!const_val(F, inst, c->compr.iters.items[k]->iter.range, &r[k]) || r[k].str) return false;
+        if (!const_val(F, tx_in(inst, inst->env), c->compr.iters.items[k]->iter.range, &r[k]) || r[k].str) return false;
         dims[k] = r[k].n;
     }
     if (!set_dims(e, ni, dims, c->span)) return false;
     uint32_t pos[VAL_MAXD] = {0};
     for (uint32_t i = 0; i < e->n; i++) {
-        Env *env = F->env;
+        Env *env = inst->env;
         for (uint32_t k = 0; k < ni; k++)
             env = env_push(F, env, c->compr.iters.items[k]->iter.name, val_scalar(val_at(&r[k], pos[k])));
         vec_push(F->arena, envs, env);
@@ -530,7 +527,7 @@ static void elaborate_array(Flattener *F, Inst *inst, Elem *e, int depth) {
 static bool cond_false(Flattener *F, Inst *inst, AstNode *cond) {
     if (!cond) return false;
     Val v;
-    if (!const_val(F, inst, cond, &v)) return true;
+    if (!const_val(F, tx_in(inst, inst->env), cond, &v)) return true;
     if (v.nd || v.str) {
         diag_error(cond->span, "the condition of a conditional declaration must be a Boolean");
         return true;
@@ -552,8 +549,6 @@ static void elaborate_var(Flattener *F, Inst *inst, Elem *e) {
 }
 
 static void elaborate_children(Flattener *F, Inst *inst, int depth) {
-    Env *save = F->env;
-    F->env = inst->env;
     for (uint32_t i = 0; i < inst->elems.len; i++) {
         Elem *e = inst->elems.data[i];
         AstNode *cond = e->decl->kind == AST_DECL ? e->decl->decl.cond : e->decl->inst.cond;
@@ -561,9 +556,7 @@ static void elaborate_children(Flattener *F, Inst *inst, int depth) {
         if (e->kind == ELEM_VAR) elaborate_var(F, inst, e);
         else if (e->compr) elaborate_array(F, inst, e, depth);
         else e->child = new_child(F, inst, e, inst_child_path(F, inst, e->name), NULL, &e->mods, depth);
-        F->env = inst->env;
     }
-    F->env = save;
 }
 
 static void build(Flattener *F, Inst *inst, PendingVec *mods, int depth) {

@@ -198,16 +198,18 @@ static void row_note(St *t, uint32_t src, const char *what) {
  * it nor its derivative) is fixed at its guess/default; one warning lists them. */
 static void fix_states(St *t, ExprVec *rows, U32Vec *src, unsigned char *mentioned) {
     System *s = t->s;
-    char *list = NULL;
+    DiagList list = {.arena = t->arena};
     for (uint32_t y = 0; y < s->ny && rows->len < s->init_n; y++) {
         if (!s->y_is_diff[y] || mentioned[y] || mentioned[t->zslot[y]]) continue;
-        list = list ? arena_printf(t->arena, "%s, `%s`", list, s->y_names[y]) : arena_printf(t->arena, "`%s`", s->y_names[y]);
+        diag_list_add(&list, s->y_names[y]);
         Expr *zy = expr_leaf(t->c, EXPR_Z, y);
         vec_push(t->arena, rows, expr_sub(t->c, zy, expr_subst(t->c, s->start[y], map_missing, t)));
         vec_push(t->arena, src, ROW_FIXED | y);
     }
-    if (list) diag_warning((Span){0}, "no initial value for the state%s %s of `%s`; starting at the guess/default",
-                           strchr(list, ',') ? "s" : "", list, t->m->name);
+    if (list.count)
+        diag_warning((Span){0}, "no initial value for the state%s %s of `%s`; starting at the guess/default",
+                     list.count > 1 ? "s" : "", diag_list_text(&list, "`dyadc flatten --structure`"),
+                     t->m->name);
 }
 
 /* Counts, then a matching of rows to z unknowns (Hopcroft-Karp): the

@@ -325,18 +325,34 @@ System *structure(FlatModel *m) {
         s->start_time = f->start, s->stop_time = f->stop, s->interval = f->interval, s->dtmax = f->dtmax;
         s->rtol = f->rtol, s->atol = f->atol, s->ntstops = f->ntstops, s->tstops = f->tstops;
     }
+    for (uint32_t v = 0; v < m->vars.len; v++)
+        if (flat_kind_is_discrete(m->vars.data[v].kind)) { /* partitions: not compiled yet */
+            diag_error(m->vars.data[v].span, "clocked partitions (`%s`) are not compiled yet", m->vars.data[v].name);
+            return NULL;
+        }
     if (!balance_check(&t)) return NULL;
+    double t0 = timing_now();
     struct_alias(&t);
+    timing_sub("structure.alias", &t0);
     build_equations(&t);
-    if (!struct_index_reduce(&t) || !struct_blt(&t)) return NULL;
+    timing_sub("structure.equations", &t0);
+    if (!struct_index_reduce(&t)) return NULL;
+    timing_sub("structure.index", &t0);
+    if (!struct_blt(&t)) return NULL;
+    timing_sub("structure.blt", &t0);
     assign_slots(&t);
     build_params(&t);
     build_residuals(&t);
+    timing_sub("structure.residuals", &t0);
     build_jacobian(&t);
+    timing_sub("structure.jacobian", &t0);
     build_outputs(&t);
     build_asserts(&t);
     build_crossings(&t);
+    timing_sub("structure.outputs", &t0);
     struct_build_init(&t);
+    timing_sub("structure.init", &t0);
     struct_report(&t);
+    timing_sub("structure.report", &t0);
     return diag_error_count() > errors ? NULL : s;
 }

@@ -101,6 +101,36 @@ void diag_internal(const char *fmt, ...) {
     nerrors++;
 }
 
+/* ---------- bounded lists ---------- */
+
+void diag_list_add(DiagList *l, const char *name) {
+    if (l->count++ >= DIAG_LIST_SHOWN) return;
+    size_t n = strlen(name), need = l->len + n + 5; /* ", `" + name + "`" + NUL */
+    if (need > l->cap) {
+        size_t cap = need * 2;
+        l->buf = arena_realloc(l->arena, l->buf, l->cap, cap);
+        l->cap = cap;
+    }
+    l->len += (size_t)sprintf(l->buf + l->len, "%s`%s`", l->len ? ", " : "", name);
+}
+
+const char *diag_list_text(const DiagList *l, const char *hint) {
+    if (l->count <= DIAG_LIST_SHOWN) return l->buf ? l->buf : "";
+    return arena_printf(l->arena, "%s ... and %s more%s%s%s", l->buf,
+                        fmt_thousands(l->arena, l->count - DIAG_LIST_SHOWN), hint ? "; " : "",
+                        hint ? hint : "", hint ? " to see all" : "");
+}
+
+const char *fmt_thousands(Arena *a, uint64_t n) {
+    char digits[24], out[32];
+    int nd = snprintf(digits, sizeof digits, "%llu", (unsigned long long)n), k = 0;
+    for (int i = 0; i < nd; i++) {
+        if (i && (nd - i) % 3 == 0) out[k++] = ',';
+        out[k++] = digits[i];
+    }
+    return arena_strndup(a, out, (size_t)k);
+}
+
 /* Levenshtein distance with one rolling row; names are short. */
 static size_t edit_distance(const char *a, const char *b) {
     size_t la = strlen(a), lb = strlen(b);

@@ -120,6 +120,31 @@ unsigned diag_warning_count(void);
 bool diag_had_internal(void);
 void diag_reset(void);
 
+/* ---------- pass timing (--time-passes) ----------
+ * timing_phase/timing_sub print the time since *t0 (and the peak memory)
+ * when enabled, then set *t0 to now.  Sub-passes are named `phase.sub`. */
+void timing_enable(bool on);
+bool timing_enabled(void);
+double timing_now(void);
+void timing_phase(const char *name, double *t0);
+void timing_sub(const char *name, double *t0);
+
+/* Bounded lists of names in messages: the first DIAG_LIST_SHOWN names, then
+ * "... and 19,990 more; HINT to see all".  Linear in the names shown; the
+ * text lives in the arena.
+ *   DiagList l = {.arena = a};  diag_list_add(&l, name);  ...
+ *   diag_warning(sp, "no start for %s", diag_list_text(&l, "`--list-states`")); */
+#define DIAG_LIST_SHOWN 10
+typedef struct DiagList {
+    Arena *arena;
+    char *buf;             /* "`a`, `b`" of the names shown */
+    size_t len, cap;
+    uint32_t count;        /* names added, shown or not */
+} DiagList;
+void diag_list_add(DiagList *l, const char *name);      /* quoted as `name` */
+const char *diag_list_text(const DiagList *l, const char *hint); /* hint may be NULL */
+const char *fmt_thousands(Arena *a, uint64_t n);           /* 19990 -> "19,990" */
+
 /* "did you mean": the candidate closest to `name` by edit distance, or NULL */
 Sym suggest_name(Sym name, Sym const *cands, uint32_t ncands);
 

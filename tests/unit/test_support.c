@@ -98,6 +98,32 @@ START_TEST(suggestions) {
 }
 END_TEST
 
+/* A long list shows DIAG_LIST_SHOWN names and counts the rest with
+ * thousands separators; a short one is shown whole, without a hint. */
+START_TEST(capped_lists) {
+    Arena *a = arena_new();
+    DiagList few = {.arena = a};
+    diag_list_add(&few, "x");
+    diag_list_add(&few, "y");
+    ck_assert_str_eq(diag_list_text(&few, "`--list-states`"), "`x`, `y`");
+    DiagList many = {.arena = a};
+    char name[16];
+    for (int i = 1; i <= 20000; i++) {
+        snprintf(name, sizeof name, "c%d.v", i);
+        diag_list_add(&many, name);
+    }
+    ck_assert_uint_eq(many.count, 20000);
+    ck_assert_str_eq(diag_list_text(&many, "`--list-states`"),
+                     "`c1.v`, `c2.v`, `c3.v`, `c4.v`, `c5.v`, `c6.v`, `c7.v`, `c8.v`, `c9.v`, "
+                     "`c10.v` ... and 19,990 more; `--list-states` to see all");
+    ck_assert_str_eq(fmt_thousands(a, 1234567), "1,234,567");
+    ck_assert_str_eq(fmt_thousands(a, 999), "999");
+    DiagList empty = {.arena = a};
+    ck_assert_str_eq(diag_list_text(&empty, NULL), "");
+    arena_free(a);
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("support");
     TCase *tc = tcase_create("core");
@@ -107,6 +133,7 @@ int main(void) {
     tcase_add_test(tc, diagnostic_has_location_line_and_caret);
     tcase_add_test(tc, columns_count_code_points);
     tcase_add_test(tc, suggestions);
+    tcase_add_test(tc, capped_lists);
     suite_add_tcase(s, tc);
     int failed = check_failures(s);
     return failed ? 1 : 0;

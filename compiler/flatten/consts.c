@@ -1,0 +1,77 @@
+/*
+ * consts.c -- structural values: what must be known when the model is
+ * compiled (array sizes, `for` ranges, relation `if`/`switch` conditions,
+ * conditions of conditional declarations, indices, structural parameters).
+ *
+ * An expression is translated with `structural` set in its context, so
+ * every parameter evaluates to its (possibly modified) value; the result
+ * must then be constant.  A parameter's value is evaluated once, in the
+ * scope and environment of its binding, and cached on its element
+ * (ConstState: unseen -> busy -> done | failed); meeting a busy element
+ * again is a dependency cycle.
+ */
+#include "flatten_internal.h"
+
+#include <math.h>
+
+bool elem_is_param_like(Elem *el) {
+    return el->vkind == VAR_PARAMETER || el->vkind == VAR_CONSTANT;
+}
+
+static bool all_const(const Val *v) {
+    for (uint32_t i = 0; i < v->n; i++)
+        if (!expr_is_const(val_at(v, i))) return false;
+    return true;
+}
+
+/* why el has no structural value (reported once: the state becomes failed) */
+static bool const_refuse(Elem *el, const char *why) {
+    diag_error(el->decl->span, why, el->name);
+    el->cstate = CONST_FAILED;
+    return false;
+}
+
+bool elem_const(Flattener *F, Elem *el, Val *out) {
+    switch (el->cstate) {
+    case CONST_DONE: *out = *el->cval; return true;
+    case CONST_FAILED: return false;
+    case CONST_BUSY: return const_refuse(el, "the value of `%s` depends on itself");
+    case CONST_UNSEEN: break;
+    }
+    if (el->kind != ELEM_VAR || !elem_is_param_like(el))
+        return const_refuse(el, "`%s` is a variable, but a value known at compile time is needed");
+    AstNode *x = el->value.expr;
+    if (!x || x->kind == AST_MISSING)
+        return const_refuse(el, "`%s` has no value, but a value known at compile time is needed");
+    el->cstate = CONST_BUSY;
+    Val v;
+    bool ok = const_val(F, tx_in(el->value.scope, el->value.env), x, &v);
+    if (ok) {
+        el->cval = ARENA_NEW(F->arena, Val);
+        *el->cval = v;
+        *out = v;
+    }
+    el->cstate = ok ? CONST_DONE : CONST_FAILED;
+    return ok;
+}
+
+bool const_val(Flattener *F, Tx t, AstNode *e, Val *out) {
+    if (!tr_val(F, tx_structural(t), e, out)) return false;
+    if (!out->str && !all_const(out)) {
+        diag_error(e->span, "this must be known when the model is compiled (a structural value), "
+                            "but it depends on variables or time");
+        return false;
+    }
+    return true;
+}
+
+bool const_int(Flattener *F, Tx t, AstNode *e, int64_t *out) {
+    Val v;
+    if (!const_val(F, t, e, &v)) return false;
+    if (v.nd != 0 || v.str || v.s->value != floor(v.s->value)) {
+        diag_error(e->span, "an integer is needed here");
+        return false;
+    }
+    *out = (int64_t)v.s->value;
+    return true;
+}
