@@ -218,14 +218,14 @@ static int fmu_cmd(Driver *d) {
     CgOptions o;
     cg_options_init(&o);
     o.opt_level = d->opt_level;
-    double t0 = now();
+    double t0 = timing_now();
     const char *obj = arena_printf(d->arena, "%s.o", d->output);
     const char *so = arena_printf(d->arena, "%s.so", d->output);
     if (rc == 0) rc = cg_emit_object(s, &o, obj);
-    phase_done(d, "codegen", &t0);
+    timing_phase("codegen", &t0);
     if (rc == 0) rc = cg_link_shared(obj, so, runtime_dir(d));
     if (rc == 0) rc = fmi_archive(d->output, xml, len, so, &x);
-    phase_done(d, "fmu", &t0);
+    timing_phase("fmu", &t0);
     remove(obj);
     remove(so);
     free(xml);
