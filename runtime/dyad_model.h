@@ -57,7 +57,7 @@
 
 #include <stdint.h>
 
-#define DYRT_ABI_VERSION 3
+#define DYRT_ABI_VERSION 4
 #define DYRT_MODEL_SYMBOL "dyad_model"
 
 /* param_flags bits */
@@ -75,6 +75,13 @@ enum {
     DYRT_SRC_Y = 0, DYRT_SRC_YP = 1, DYRT_SRC_P = 2, DYRT_SRC_TIME = 3,
     DYRT_SRC_CONST = 4, DYRT_SRC_MASK = 7,
     DYRT_OP_NEG = 8, DYRT_OP_SCALE = 16, DYRT_OP_OFFSET = 32
+};
+
+/* event_kind: what the mode of event k means, so how the runtime sets it
+ * (runtime/events.c).  The compiler's twin list is SYS_EVENT_KINDS
+ * (compiler/structure/system.h); codegen maps one to the other. */
+enum {
+    DYRT_EVENT_RELATION = 0     /* mode = 1 while zero_crossings()[k] > 0 */
 };
 
 /* Simulation settings; a model carries defaults (from an analysis or the
@@ -159,10 +166,13 @@ typedef struct DyrtModel {
     const int32_t *initial_z;         /* [ny] init unknown that holds y_i, -1 none */
     int32_t nmodes;                   /* 0 or nz: relations are frozen between events.
                                          p then has np + nmodes entries; p[np + k] is
-                                         1 when zero-crossing function k is positive,
-                                         else 0, and every relation `a > b`, `a < b`
-                                         (>=, <=) whose a - b is function k reads it in
-                                         residual, jacobian, outputs, zero_crossings.
+                                         the mode of event k (DYRT_EVENT_RELATION: 1
+                                         when zero-crossing function k is positive,
+                                         else 0), which the compiler's relations on
+                                         continuous values (`a > b`, `a <= b`,
+                                         `sign(a)`, ... with g_k = a - b) read in
+                                         residual, jacobian, outputs, zero_crossings
+                                         instead of comparing (System EXPR_MODE(k)).
                                          The runtime sets the modes from the signs at
                                          the start and from the crossing direction at
                                          each event. */
@@ -180,6 +190,12 @@ typedef struct DyrtModel {
                                              bit 2: y' from start_yp_const */
     const double *start_y_const;      /* [ny] */
     const double *start_yp_const;     /* [ny] */
+
+    /* ABI 4 (appended; NULL when nz == 0) */
+    const unsigned char *event_kind;  /* [nz] DYRT_EVENT_*: what mode k means */
+    const char *const *event_names;   /* [nz] the condition as written, with its
+                                         location ("v > 0 (friction.dyad:5)"),
+                                         for messages */
 } DyrtModel;
 
 #endif

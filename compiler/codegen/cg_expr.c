@@ -167,25 +167,6 @@ static LLVMValueRef emit_cmp(Cg *g, ExprKind k, LLVMValueRef x, LLVMValueRef y) 
     return bool_f64(g, LLVMBuildFCmp(g->bld, p, x, y, ""));
 }
 
-/* Relations on continuous values are frozen between events (DESIGN.md §3,
- * runtime/dyad_model.h `nmodes`): in the residual, Jacobian, outputs and
- * zero-crossing functions, `a > b` / `a >= b` whose a - b is zero-crossing
- * function k read the mode m_k = p[np + k] (1 when g_k > 0, set by the
- * runtime at the start and at each event) and `a < b` / `a <= b` read 1 - m_k,
- * so the integrator sees one smooth branch per interval and the branch
- * changes only where IDA located the crossing.  Looking a - b up hash-conses
- * it (the structure phase built zc[k] the same way); nothing else changes. */
-static LLVMValueRef frozen_cmp(Cg *g, Expr *e) {
-    if (!g->freeze || !g->zc_of_id) return NULL;
-    if (e->kind != EXPR_LT && e->kind != EXPR_LE && e->kind != EXPR_GT && e->kind != EXPR_GE)
-        return NULL;
-    Expr *d = expr_sub(g->sys->ctx, e->args[0], e->args[1]);
-    if (d->id >= g->nids || g->zc_of_id[d->id] < 0) return NULL;
-    LLVMValueRef m = cg_load(g, CG_ARG_P, g->sys->np + (uint32_t)g->zc_of_id[d->id]);
-    if (e->kind == EXPR_GT || e->kind == EXPR_GE) return m;
-    return LLVMBuildFSub(g->bld, f64(g, 1.0), m, "");
-}
-
 static bool uncut_neg(const Cg *g, const Expr *e) {
     return e->kind == EXPR_NEG && !cg_is_cut(g, e);
 }
@@ -226,8 +207,6 @@ static LLVMValueRef emit_neg_fold(Cg *g, Expr *e, int f) {
 static LLVMValueRef emit_node(Cg *g, Expr *e) {
     int f = neg_fold(g, e);
     if (f >= 0) return emit_neg_fold(g, e, f);
-    LLVMValueRef frozen = frozen_cmp(g, e);
-    if (frozen) return frozen;
     LLVMValueRef a[3] = {NULL, NULL, NULL};
     for (int i = 0; i < e->nargs; i++) a[i] = g->memo[e->args[i]->id];
     switch ((ExprKind)e->kind) {
@@ -237,6 +216,7 @@ static LLVMValueRef emit_node(Cg *g, Expr *e) {
     case EXPR_YP: return cg_load(g, CG_ARG_YP, e->index);
     case EXPR_P: return cg_load(g, CG_ARG_P, e->index);
     case EXPR_Z: return cg_load(g, CG_ARG_Z, e->index);
+    case EXPR_MODE: return cg_load(g, CG_ARG_P, g->sys->np + e->index); /* dyad_model.h nmodes */
     case EXPR_VAR:
     case EXPR_DER: break;
     case EXPR_ADD: return LLVMBuildFAdd(g->bld, a[0], a[1], "");

@@ -91,10 +91,6 @@ typedef struct Cg {
     uint32_t leaves;           /* current function's readable leaf kinds */
     const char *fn_name;       /* current entry function, for messages */
     int failed;                /* an internal error was reported */
-    /* frozen relations (events): while `freeze` is set, a comparison a <op> b
-     * whose a - b is zero-crossing function k reads mode p[np + k] */
-    int32_t *zc_of_id;         /* [nids] k for the Expr id of zc[k], else -1 */
-    int freeze;
     /* oversized items (cg_chunk.c): cut nodes are computed by "piece"
      * chunks into tmp[cut_slot[id]] and loaded from there by later chunks */
     int32_t *cut_slot;         /* [nids] slot, valid while cut_gen_of[id] == cut_gen */

@@ -13,11 +13,12 @@
  * Optional functions (zero_crossings, check_asserts, init_*) and empty
  * arrays are null pointers.
  *
- * Data instead of code (ABI 3): an output of the form [c0 +] [c1 *] [-]
- * source (copy_form) goes to the out_copy_* tables, a constant parameter
- * default to param_const, a constant or absent start value to start_*_const;
- * the functions then store only the remaining entries.  Each name list is
- * one string blob plus constant GEPs into it.
+ * Data instead of code (ABI 3): the structure phase classified what is
+ * data (System.out_copy, param_has_const, start_has_const); here those
+ * become the out_copy_* / param_const / start_*_const tables and the rest
+ * functions.  Each name list is one string blob plus constant GEPs into it.
+ * The System's own enums (parameter flags, event kinds, copy sources) are
+ * mapped to the ABI's here, the only place that knows both.
  */
 #include <stddef.h>
 #include <string.h>
@@ -44,7 +45,8 @@
     X(I32, nout_copy) X(PTR, out_copy_dest) X(PTR, out_copy_kind)        \
     X(PTR, out_copy_index) X(PTR, out_copy_scale) X(PTR, out_copy_offset) \
     X(PTR, param_has_const) X(PTR, param_const)                          \
-    X(PTR, start_has_const) X(PTR, start_y_const) X(PTR, start_yp_const)
+    X(PTR, start_has_const) X(PTR, start_y_const) X(PTR, start_yp_const) \
+    X(PTR, event_kind) X(PTR, event_names)
 
 #define SETTINGS_FIELDS(X)                                               \
     X(F64, start) X(F64, stop) X(F64, interval) X(F64, rtol)             \
@@ -202,6 +204,7 @@ static LLVMValueRef f64_global(Cg *g, const char *name, const double *a, uint32_
 
 #define L(k) CG_LEAF(EXPR_##k)
 #define L_DAE (L(TIME) | L(Y) | L(YP) | L(P))
+#define L_MODES (L_DAE | L(MODE))
 #define L_INIT (L(TIME) | L(Z) | L(P))
 
 static const CgFnSpec spec_params = {"dyad_param_defaults", CG_RET_VOID, 2,
@@ -209,14 +212,14 @@ static const CgFnSpec spec_params = {"dyad_param_defaults", CG_RET_VOID, 2,
 static const CgFnSpec spec_start = {"dyad_start", CG_RET_VOID, 4,
                                     {CG_ARG_T, CG_ARG_P, CG_ARG_Y, CG_ARG_YP}, L(TIME) | L(P)};
 static const CgFnSpec spec_resid = {"dyad_residual", CG_RET_STATUS, 5,
-                                    {CG_ARG_T, CG_ARG_Y, CG_ARG_YP, CG_ARG_P, CG_ARG_OUT}, L_DAE};
+                                    {CG_ARG_T, CG_ARG_Y, CG_ARG_YP, CG_ARG_P, CG_ARG_OUT}, L_MODES};
 static const CgFnSpec spec_jac = {"dyad_jacobian", CG_RET_STATUS, 6,
                                   {CG_ARG_T, CG_ARG_Y, CG_ARG_YP, CG_ARG_P, CG_ARG_CJ,
-                                   CG_ARG_OUT}, L_DAE};
+                                   CG_ARG_OUT}, L_MODES};
 static const CgFnSpec spec_out = {"dyad_outputs", CG_RET_VOID, 5,
-                                  {CG_ARG_T, CG_ARG_Y, CG_ARG_YP, CG_ARG_P, CG_ARG_OUT}, L_DAE};
+                                  {CG_ARG_T, CG_ARG_Y, CG_ARG_YP, CG_ARG_P, CG_ARG_OUT}, L_MODES};
 static const CgFnSpec spec_zc = {"dyad_zero_crossings", CG_RET_VOID, 5,
-                                 {CG_ARG_T, CG_ARG_Y, CG_ARG_YP, CG_ARG_P, CG_ARG_OUT}, L_DAE};
+                                 {CG_ARG_T, CG_ARG_Y, CG_ARG_YP, CG_ARG_P, CG_ARG_OUT}, L_MODES};
 static const CgFnSpec spec_assert = {"dyad_check_asserts", CG_RET_ASSERT, 4,
                                      {CG_ARG_T, CG_ARG_Y, CG_ARG_YP, CG_ARG_P}, L_DAE};
 static const CgFnSpec spec_iresid = {"dyad_init_residual", CG_RET_STATUS, 4,
@@ -242,142 +245,81 @@ static LLVMValueRef list_fn(Cg *g, const CgFnSpec *spec, Expr **list, uint32_t n
     return cg_emit_function(g, spec, it, n);
 }
 
-static bool is_const(const Expr *e) { return e && e->kind == EXPR_CONST; }
-
-/* param_defaults: constant defaults become param_const (applied by the
- * runtime first); the function stores only the others. */
+/* param_defaults: the constant defaults are the param_const table
+ * (applied by the runtime first); the function stores only the others. */
 static LLVMValueRef params_fn(Cg *g, const System *s, LLVMValueRef *v) {
     CgItem *it = new_items(g, s->np);
-    unsigned char *has = ARENA_ARRAY(g->arena, unsigned char, s->np ? s->np : 1);
-    double *val = ARENA_ARRAY(g->arena, double, s->np ? s->np : 1);
     uint32_t n = 0, nconst = 0;
     for (uint32_t k = 0; k < s->np; k++) {
         uint32_t i = s->param_order ? s->param_order[k] : k;
-        if (!s->param_default || !s->param_default[i]) continue;
-        if (is_const(s->param_default[i])) {
-            has[i] = 1;
-            val[i] = s->param_default[i]->value;
+        if (s->param_has_const && s->param_has_const[i]) {
             nconst++;
             continue;
         }
+        if (!s->param_default || !s->param_default[i]) continue;
         it[n] = item(s->param_default[i], CG_ARG_P, i);
         it[n++].guard_given = 1;
     }
     if (nconst) {
-        v[MF_param_has_const] = u8_global(g, "param_has_const", has, s->np);
-        v[MF_param_const] = f64_global(g, "param_const", val, s->np);
+        v[MF_param_has_const] = u8_global(g, "param_has_const", s->param_has_const, s->np);
+        v[MF_param_const] = f64_global(g, "param_const", s->param_const, s->np);
     }
     return cg_emit_function(g, &spec_params, it, n);
 }
 
-/* start: absent (0) and constant values become start_*_const tables. */
+/* start: the start_*_const tables, and a function for the rest */
 static LLVMValueRef start_fn(Cg *g, const System *s, LLVMValueRef *v) {
     uint32_t ny = s->ny, n = 0, nconst = 0;
     CgItem *it = new_items(g, 2 * ny);
-    unsigned char *has = ARENA_ARRAY(g->arena, unsigned char, ny ? ny : 1);
-    double *val[2] = {ARENA_ARRAY(g->arena, double, ny ? ny : 1),
-                      ARENA_ARRAY(g->arena, double, ny ? ny : 1)};
     for (int d = 0; d < 2; d++)
         for (uint32_t i = 0; i < ny; i++) {
             Expr **list = d ? s->start_yp : s->start;
-            Expr *e = list ? list[i] : NULL;
-            if (!e || is_const(e)) {
-                has[i] |= (unsigned char)(1u << d);
-                val[d][i] = e ? e->value : 0.0;
+            if (s->start_has_const && (s->start_has_const[i] & (1u << d))) {
                 nconst++;
                 continue;
             }
-            it[n++] = item(e, d ? CG_ARG_YP : CG_ARG_Y, i);
+            if (list && list[i]) it[n++] = item(list[i], d ? CG_ARG_YP : CG_ARG_Y, i);
         }
     if (nconst) {
-        v[MF_start_has_const] = u8_global(g, "start_has_const", has, ny);
-        v[MF_start_y_const] = f64_global(g, "start_y_const", val[0], ny);
-        v[MF_start_yp_const] = f64_global(g, "start_yp_const", val[1], ny);
+        v[MF_start_has_const] = u8_global(g, "start_has_const", s->start_has_const, ny);
+        v[MF_start_y_const] = f64_global(g, "start_y_const", s->start_y_const, ny);
+        v[MF_start_yp_const] = f64_global(g, "start_yp_const", s->start_yp_const, ny);
     }
     return cg_emit_function(g, &spec_start, it, n);
 }
 
 /* ---------- outputs: copies as data ---------- */
 
-/* One output of the form [offset +] [scale *] [-] source. */
-typedef struct CopyForm {
-    uint8_t kind;              /* DYRT_SRC_* | DYRT_OP_* */
-    int32_t index;
-    double scale, offset;
-} CopyForm;
-
-static bool copy_source(const Expr *e, CopyForm *f) {
-    switch (e->kind) {
-    case EXPR_Y: f->kind |= DYRT_SRC_Y; break;
-    case EXPR_YP: f->kind |= DYRT_SRC_YP; break;
-    case EXPR_P: f->kind |= DYRT_SRC_P; break;
-    case EXPR_TIME: f->kind |= DYRT_SRC_TIME; return true;
-    default: return false;
-    }
-    f->index = (int32_t)e->index;
-    return true;
+static uint8_t copy_kind(const SysCopy *c) {
+    static const uint8_t src[] = {[SYS_SRC_Y] = DYRT_SRC_Y, [SYS_SRC_YP] = DYRT_SRC_YP,
+                                  [SYS_SRC_P] = DYRT_SRC_P, [SYS_SRC_TIME] = DYRT_SRC_TIME,
+                                  [SYS_SRC_CONST] = DYRT_SRC_CONST};
+    return (uint8_t)(src[c->src] | (c->ops & SYS_OP_NEG ? DYRT_OP_NEG : 0) |
+                     (c->ops & SYS_OP_SCALE ? DYRT_OP_SCALE : 0) |
+                     (c->ops & SYS_OP_OFFSET ? DYRT_OP_OFFSET : 0));
 }
 
-/* source | -source (emitted as one fneg) */
-static bool copy_signed(const Expr *e, CopyForm *f) {
-    if (e->kind == EXPR_NEG) {
-        f->kind |= DYRT_OP_NEG;
-        return copy_source(e->args[0], f);
-    }
-    return copy_source(e, f);
-}
-
-/* signed | c * signed | signed * c  (IEEE multiplication commutes exactly) */
-static bool copy_scaled(const Expr *e, CopyForm *f) {
-    if (e->kind == EXPR_MUL) {
-        int c = is_const(e->args[0]) ? 0 : is_const(e->args[1]) ? 1 : -1;
-        if (c < 0) return false;
-        f->kind |= DYRT_OP_SCALE;
-        f->scale = e->args[c]->value;
-        return copy_signed(e->args[1 - c], f);
-    }
-    return copy_signed(e, f);
-}
-
-/* const | scaled | c + scaled | scaled + c */
-static bool copy_form(const Expr *e, CopyForm *f) {
-    memset(f, 0, sizeof *f);
-    if (is_const(e)) {
-        f->kind = DYRT_SRC_CONST;
-        f->offset = e->value;
-        return true;
-    }
-    if (e->kind == EXPR_ADD) {
-        int c = is_const(e->args[0]) ? 0 : is_const(e->args[1]) ? 1 : -1;
-        if (c < 0) return false;
-        f->kind |= DYRT_OP_OFFSET;
-        f->offset = e->args[c]->value;
-        return copy_scaled(e->args[1 - c], f);
-    }
-    return copy_scaled(e, f);
-}
-
-/* The out_copy_* tables, and the outputs function for the other columns.
- * Frozen relations cannot occur in a copy (no comparisons). */
+/* The out_copy_* tables, and the outputs function for the other columns
+ * (System.out_copy ascends in dest). */
 static LLVMValueRef outputs_fn(Cg *g, const System *s, LLVMValueRef *v) {
-    uint32_t n = s->nout, ncopy = 0, nit = 0;
+    uint32_t n = s->nout, ncopy = s->out_copy ? s->nout_copy : 0, nit = 0, c = 0;
     CgItem *it = new_items(g, n);
-    int32_t *dest = ARENA_ARRAY(g->arena, int32_t, n ? n : 1);
-    int32_t *index = ARENA_ARRAY(g->arena, int32_t, n ? n : 1);
-    unsigned char *kind = ARENA_ARRAY(g->arena, unsigned char, n ? n : 1);
-    double *scale = ARENA_ARRAY(g->arena, double, n ? n : 1);
-    double *offset = ARENA_ARRAY(g->arena, double, n ? n : 1);
+    int32_t *dest = ARENA_ARRAY(g->arena, int32_t, ncopy + 1);
+    int32_t *index = ARENA_ARRAY(g->arena, int32_t, ncopy + 1);
+    unsigned char *kind = ARENA_ARRAY(g->arena, unsigned char, ncopy + 1);
+    double *scale = ARENA_ARRAY(g->arena, double, ncopy + 1);
+    double *offset = ARENA_ARRAY(g->arena, double, ncopy + 1);
     for (uint32_t i = 0; i < n; i++) {
-        CopyForm f;
-        if (!s->out[i] || !copy_form(s->out[i], &f)) {
-            it[nit++] = item(s->out[i], CG_ARG_OUT, i);
+        if (c < ncopy && s->out_copy[c].dest == i) {
+            const SysCopy *f = &s->out_copy[c];
+            dest[c] = (int32_t)i;
+            kind[c] = copy_kind(f);
+            index[c] = (int32_t)f->index;
+            scale[c] = f->scale;
+            offset[c++] = f->offset;
             continue;
         }
-        dest[ncopy] = (int32_t)i;
-        kind[ncopy] = f.kind;
-        index[ncopy] = f.index;
-        scale[ncopy] = f.scale;
-        offset[ncopy++] = f.offset;
+        it[nit++] = item(s->out[i], CG_ARG_OUT, i);
     }
     v[MF_nout_copy] = LLVMConstInt(g->t_i32, ncopy, 0);
     v[MF_out_copy_dest] = i32_global(g, "out_copy_dest", dest, ncopy);
@@ -433,12 +375,10 @@ static LLVMValueRef init_finish_fn(Cg *g, const System *s) {
 static void fill_functions(Cg *g, const System *s, LLVMValueRef *v) {
     v[MF_param_defaults] = params_fn(g, s, v);
     v[MF_start] = start_fn(g, s, v);
-    g->freeze = s->nz > 0;     /* relations read modes in these four */
     v[MF_residual] = list_fn(g, &spec_resid, s->resid, s->ny, CG_ARG_OUT);
     v[MF_jacobian] = jacobian_fn(g, s);
     v[MF_outputs] = outputs_fn(g, s, v);
     v[MF_zero_crossings] = s->nz ? list_fn(g, &spec_zc, s->zc, s->nz, CG_ARG_OUT) : NULL;
-    g->freeze = 0;
     v[MF_check_asserts] =
         s->nassert ? list_fn(g, &spec_assert, s->assert_cond, s->nassert, CG_ARG_OUT) : NULL;
     if (s->init_n == 0) return;
@@ -463,6 +403,33 @@ static void initial_tables(Cg *g, const System *s, LLVMValueRef *v) {
     v[MF_initial_z] = i32_global(g, "initial_z", z, s->ny);
 }
 
+static LLVMValueRef param_flags(Cg *g, const System *s) {
+    if (!s->param_flags) return null_ptr(g);
+    unsigned char *f = ARENA_ARRAY(g->arena, unsigned char, s->np + 1);
+    for (uint32_t i = 0; i < s->np; i++) {
+        unsigned b = s->param_flags[i];
+        f[i] = (unsigned char)((b & SYS_PARAM_FINAL ? DYRT_PARAM_FINAL : 0) |
+                               (b & SYS_PARAM_MISSING ? DYRT_PARAM_MISSING : 0) |
+                               (b & SYS_PARAM_DEPENDENT ? DYRT_PARAM_DEPENDENT : 0) |
+                               (b & SYS_PARAM_REQUIRED ? DYRT_PARAM_REQUIRED : 0));
+    }
+    return u8_global(g, "param_flags", f, s->np);
+}
+
+/* event_kind (SysEventKind -> DYRT_EVENT_*) and event_names */
+static void event_tables(Cg *g, const System *s, LLVMValueRef *v) {
+    static const unsigned char abi[SYS_EV_COUNT] = {
+#define X(k, text) [SYS_EV_##k] = DYRT_EVENT_##k,
+        SYS_EVENT_KINDS(X)
+#undef X
+    };
+    if (!s->nz || !s->zc_kind) return;
+    unsigned char *k = ARENA_ARRAY(g->arena, unsigned char, s->nz);
+    for (uint32_t i = 0; i < s->nz; i++) k[i] = abi[s->zc_kind[i]];
+    v[MF_event_kind] = u8_global(g, "event_kind", k, s->nz);
+    if (s->zc_names) v[MF_event_names] = names_global(g, "event_names", s->zc_names, s->nz);
+}
+
 static void fill_data(Cg *g, const System *s, LLVMValueRef *v) {
     v[MF_abi_version] = i32c(g, DYRT_ABI_VERSION);
     v[MF_name] = string_ptr(g, s->model_name);
@@ -474,7 +441,7 @@ static void fill_data(Cg *g, const System *s, LLVMValueRef *v) {
     v[MF_y_names] = names_global(g, "y_names", s->y_names, s->ny);
     v[MF_y_is_diff] = u8_global(g, "y_is_diff", s->y_is_diff, s->ny);
     v[MF_param_names] = names_global(g, "param_names", s->param_names, s->np);
-    v[MF_param_flags] = u8_global(g, "param_flags", s->param_flags, s->np);
+    v[MF_param_flags] = param_flags(g, s);
     v[MF_out_names] = names_global(g, "out_names", s->out_names, s->nout);
     v[MF_assert_messages] = names_global(g, "assert_messages", s->assert_msg, s->nassert);
     v[MF_jac_nnz] = i32c(g, s->jac_nnz);
@@ -487,6 +454,7 @@ static void fill_data(Cg *g, const System *s, LLVMValueRef *v) {
     v[MF_init_rowidx] = in ? i32_global(g, "init_rowidx", s->init_rowidx, s->init_nnz) : NULL;
     v[MF_init_names] = in ? names_global(g, "init_names", s->init_names, in) : NULL;
     v[MF_nmodes] = i32c(g, s->nz);
+    event_tables(g, s, v);
     if (in && s->init_eq_names)
         v[MF_init_eq_names] = names_global(g, "init_eq_names", s->init_eq_names, in);
     if (in && s->initial_row) initial_tables(g, s, v);
@@ -534,11 +502,6 @@ static void init_tables(Cg *g, const System *s) {
     g->count_stamp = ARENA_ARRAY(g->arena, uint32_t, g->nids);
     g->stamp = 1;
     g->cut_limit = INT32_MAX;
-    if (s->nz == 0) return;
-    g->zc_of_id = ARENA_ARRAY(g->arena, int32_t, g->nids);
-    for (uint32_t i = 0; i < g->nids; i++) g->zc_of_id[i] = -1;
-    for (uint32_t k = s->nz; k-- > 0;)  /* the first of equal functions wins */
-        if (s->zc[k]->id < g->nids) g->zc_of_id[s->zc[k]->id] = (int32_t)k;
 }
 
 int cg_build(Cg *g, const System *s, const CgOptions *o, LLVMContextRef ctx,

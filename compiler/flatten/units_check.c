@@ -264,7 +264,7 @@ static Dim infer_node(Checker *C, const Expr *e) {
     case EXPR_TIME: return seconds();
     case EXPR_VAR: return var_dim(C, e->index, false);
     case EXPR_DER: return var_dim(C, e->index, true);
-    case EXPR_Y: case EXPR_YP: case EXPR_P: case EXPR_Z: return dim_unknown;
+    case EXPR_Y: case EXPR_YP: case EXPR_P: case EXPR_Z: case EXPR_MODE: return dim_unknown;
     case EXPR_ADD: return join(C, e, "+", infer(C, e->args[0]), infer(C, e->args[1]));
     case EXPR_NEG: return infer(C, e->args[0]);
     case EXPR_MUL: return product(infer(C, e->args[0]), infer(C, e->args[1]), false);

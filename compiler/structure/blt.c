@@ -157,7 +157,9 @@ static Expr *assigned_leaf(void *ud, Expr *leaf) {
     return leaf;
 }
 
-static Expr *substituted(St *t, uint32_t e) { return expr_subst(t->c, t->eq.data[e].res, assigned_leaf, t); }
+static Expr *substituted(St *t, uint32_t e) {
+    return expr_subst_watch(t->c, t->eq.data[e].res, assigned_leaf, t, st_keep_relation);
+}
 
 /* the solution of r = 0 for v when the coefficient is free of unknowns */
 static Expr *solve_for(St *t, Expr *r, uint32_t v) {

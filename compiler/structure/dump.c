@@ -34,6 +34,60 @@ static void print_capped(FILE *out, ExprCtx *c, const Expr *e, ExprLeafName name
     else expr_print(out, e, name, ud);
 }
 
+/* ---------- texts for the runtime's messages ---------- */
+
+/* Longer expressions are named by their size in messages. */
+#define TEXT_MAX_TREE 200
+
+static void leaf_name(void *ud, FILE *out, const Expr *e);
+
+static void text_expr(FILE *f, St *t, const Expr *e, const System *sys) {
+    if (expr_tree_size(t->c, (Expr *)e, TEXT_MAX_TREE) > TEXT_MAX_TREE)
+        fprintf(f, "<expression of %u distinct nodes>", expr_size(t->c, (Expr *)e));
+    else if (sys) expr_print(f, e, leaf_name, (void *)sys);
+    else flat_print_expr(f, t->m, e);
+}
+
+static void text_where(FILE *f, Span span) {
+    SrcFile *src = span.file ? src_get(span.file) : NULL;
+    if (!src) return;
+    uint32_t line, col;
+    src_line_col(src, span.lo, &line, &col);
+    fprintf(f, " (%s:%u)", src->path, line);
+}
+
+static const char *text_close(St *t, FILE *f, char **buf, size_t *len) {
+    fclose(f);
+    const char *r = arena_strndup(t->arena, *buf, *len);
+    free(*buf);
+    return r;
+}
+
+const char *st_expr_text(St *t, const Expr *e, const System *sys, Span span) {
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f) return "?";
+    text_expr(f, t, e, sys);
+    text_where(f, span);
+    return text_close(t, f, &buf, &len);
+}
+
+const char *st_eq_text(St *t, uint32_t flat, const char *pre, const char *post) {
+    FlatEq *q = &t->m->eqs.data[flat];
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f) return pre;
+    fputs(pre, f);
+    text_expr(f, t, q->lhs, NULL);
+    fputs(" = ", f);
+    text_expr(f, t, q->rhs, NULL);
+    text_where(f, q->span);
+    fputs(post, f);
+    return text_close(t, f, &buf, &len);
+}
+
 static const char *const block_names[] = {"assignment", "state derivative", "implicit",
                                           "linear loop", "nonlinear loop", "sparse loop"};
 
@@ -101,9 +155,16 @@ static void leaf_name(void *ud, FILE *out, const Expr *e) {
     case EXPR_YP: fprintf(out, "der(%s)", s->y_names[e->index]); break;
     case EXPR_P: fputs(s->param_names[e->index], out); break;
     case EXPR_Z: fprintf(out, "z[%s]", s->init_names[e->index]); break;
+    case EXPR_MODE: fprintf(out, "mode%u", e->index); break;
     default: fprintf(out, "%s[%u]", expr_kind_names[e->kind], e->index);
     }
 }
+
+static const char *const event_kind_names[SYS_EV_COUNT] = {
+#define X(k, text) text,
+    SYS_EVENT_KINDS(X)
+#undef X
+};
 
 static void line(FILE *out, const System *s, const char *pre, const Expr *e) {
     fputs(pre, out);
@@ -125,8 +186,11 @@ void struct_dump(FILE *out, const System *s) {
     }
     fprintf(out, "residuals (%u), jacobian nonzeros %u\n", s->ny, s->jac_nnz);
     for (uint32_t r = 0; r < s->ny; r++) line(out, s, "  0 = ", s->resid[r]);
-    fprintf(out, "zero crossings (%u)\n", s->nz);
-    for (uint32_t z = 0; z < s->nz; z++) line(out, s, "  ", s->zc[z]);
+    fprintf(out, "events (%u)\n", s->nz);
+    for (uint32_t z = 0; z < s->nz; z++) {
+        fprintf(out, "  mode%u: %s %s, zero crossing ", z, event_kind_names[s->zc_kind[z]], s->zc_names[z]);
+        line(out, s, "", s->zc[z]);
+    }
     fprintf(out, "initialization (%u unknowns)\n", s->init_n);
     for (uint32_t i = 0; i < s->init_n; i++) line(out, s, "  0 = ", s->init_resid[i]);
     for (uint32_t y = 0; y < s->ny; y++) {

@@ -16,7 +16,6 @@
  */
 #include "structure_internal.h"
 
-#include "dyad_model.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -149,7 +148,7 @@ static void init_layout(St *t) {
     System *s = t->s;
     uint32_t nd = 0, nmiss = 0;
     for (uint32_t y = 0; y < s->ny; y++) nd += s->y_is_diff[y];
-    for (uint32_t p = 0; p < s->np; p++) nmiss += (s->param_flags[p] & DYRT_PARAM_MISSING) != 0;
+    for (uint32_t p = 0; p < s->np; p++) nmiss += (s->param_flags[p] & SYS_PARAM_MISSING) != 0;
     s->init_n = s->ny + nd + nmiss;
     s->init_names = ARENA_ARRAY(t->arena, const char *, s->init_n + 1);
     s->init_guess = ARENA_ARRAY(t->arena, Expr *, s->init_n + 1);
@@ -173,7 +172,7 @@ static void init_layout(St *t) {
         s->init_target_index[z++] = y;
     }
     for (uint32_t p = 0; p < s->np; p++) {
-        if (!(s->param_flags[p] & DYRT_PARAM_MISSING)) continue;
+        if (!(s->param_flags[p] & SYS_PARAM_MISSING)) continue;
         FlatVar *fv = &t->m->vars.data[t->pvar[p]];
         t->pz[p] = (int32_t)z;
         s->init_names[z] = s->param_names[p];
@@ -244,30 +243,6 @@ static bool init_check(St *t, ExprVec *rows, U32Vec *src) {
     return false;
 }
 
-/* "lhs = rhs (file:line)" of a flat equation, for the runtime's messages */
-static const char *eq_text(St *t, uint32_t flat, const char *pre, const char *post) {
-    FlatEq *q = &t->m->eqs.data[flat];
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    if (!f) return pre;
-    fputs(pre, f);
-    flat_print_expr(f, t->m, q->lhs);
-    fputs(" = ", f);
-    flat_print_expr(f, t->m, q->rhs);
-    SrcFile *src = q->span.file ? src_get(q->span.file) : NULL;
-    if (src) {
-        uint32_t line, col;
-        src_line_col(src, q->span.lo, &line, &col);
-        fprintf(f, " (%s:%u)", src->path, line);
-    }
-    fputs(post, f);
-    fclose(f);
-    const char *r = arena_strndup(t->arena, buf, len);
-    free(buf);
-    return r;
-}
-
 /* System.init_eq_names and initial_row (the runtime's messages, --initial) */
 static void init_names(St *t, U32Vec *src) {
     System *s = t->s;
@@ -278,12 +253,12 @@ static void init_names(St *t, U32Vec *src) {
         uint32_t o = src->data[r];
         if (o & ROW_FIXED) s->init_eq_names[r] = arena_printf(t->arena, "start value of %s", s->y_names[o & ~ROW_FIXED]);
         else if (o & ROW_INITIAL) {
-            s->init_eq_names[r] = eq_text(t, o & ~ROW_INITIAL, "initial ", "");
+            s->init_eq_names[r] = st_eq_text(t, o & ~ROW_INITIAL, "initial ", "");
             row_of[o & ~ROW_INITIAL] = (int32_t)r + 1;
         } else {
             SEq *q = &t->eq.data[o];
             s->init_eq_names[r] = q->flat < 0 ? "derivative of a state"
-                                  : eq_text(t, (uint32_t)q->flat, "", q->order ? " (differentiated)" : "");
+                                  : st_eq_text(t, (uint32_t)q->flat, "", q->order ? " (differentiated)" : "");
         }
     }
     for (uint32_t y = 0; y < s->ny; y++)
@@ -309,7 +284,7 @@ void struct_build_init(St *t) {
     t->init_of = ARENA_ARRAY(t->arena, int32_t, s->ny + 1);
     start_values(t, init, &explicit_only);
     bool missing = false;
-    for (uint32_t p = 0; p < s->np; p++) missing |= (s->param_flags[p] & DYRT_PARAM_MISSING) != 0;
+    for (uint32_t p = 0; p < s->np; p++) missing |= (s->param_flags[p] & SYS_PARAM_MISSING) != 0;
     if (explicit_only && !missing && !has_nonlinear_blocks(t)) return;
     init_layout(t);
     t->to_init = true;

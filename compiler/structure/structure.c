@@ -9,15 +9,14 @@
  *      derivatives with static state selection;
  *   4. BLT (blt.c): matching, Tarjan's SCCs, explicit assignments
  *      substituted, algebraic loops torn;
- *   5. here: slots, residuals, Jacobian pattern, outputs, zero crossings,
- *      assertions; init.c: start values and the initialization system.
+ *   5. here: slots, residuals, outputs, assertions; events.c: relations
+ *      become events (modes); then the Jacobian pattern; init.c: start
+ *      values and the initialization system; tables.c: what is data.
  * Every step is linear in the size of the equation DAGs (plus one
  * derivative per Jacobian entry), except matching (O(E sqrt V)).
  * See docs/STRUCTURE.md for the residual form.
  */
 #include "structure_internal.h"
-
-#include "dyad_model.h"
 
 #include <math.h>
 #include <string.h>
@@ -57,7 +56,38 @@ static Expr *to_sv_leaf(void *ud, Expr *leaf) {
     return expr_leaf(t->c, EXPR_VAR, st_der(t, v));
 }
 
-Expr *st_to_sv(St *t, Expr *flat) { return expr_subst(t->c, flat, to_sv_leaf, t); }
+static bool is_relation(const Expr *e) {
+    return (e->kind >= EXPR_LT && e->kind <= EXPR_GE) || (e->kind == EXPR_CALL && e->fn == FN_SIGN);
+}
+
+/* Relation origins (for the event names, events.c): translating a flat
+ * equation (t->rel_span set) notes where each relation was written; every
+ * later rewrite of the expressions (BLT substitution, lowering) passes the
+ * origin on from the old node to the one replacing it. */
+static void note_relation(void *ud, Expr *flat, Expr *sv) {
+    St *t = ud;
+    if (!t->rel_span || !is_relation(sv) || hmap_get(&t->rel_src, sv->id)) return;
+    StRelSrc *src = ARENA_NEW(t->arena, StRelSrc);
+    src->flat = flat;
+    src->span = *t->rel_span;
+    hmap_put(t->arena, &t->rel_src, sv->id, src);
+}
+
+void st_keep_relation(void *ud, Expr *old, Expr *new_) {
+    St *t = ud;
+    if (old == new_ || !is_relation(new_) || hmap_get(&t->rel_src, new_->id)) return;
+    void *src = hmap_get(&t->rel_src, old->id);
+    if (src) hmap_put(t->arena, &t->rel_src, new_->id, src);
+}
+
+Expr *st_to_sv(St *t, Expr *flat) { return expr_subst_watch(t->c, flat, to_sv_leaf, t, note_relation); }
+
+static Expr *to_sv_at(St *t, Expr *flat, Span span) {
+    t->rel_span = &span;
+    Expr *r = st_to_sv(t, flat);
+    t->rel_span = NULL;
+    return r;
+}
 
 void st_incidence(St *t, uint32_t e) {
     SEq *q = &t->eq.data[e];
@@ -75,7 +105,7 @@ static void build_equations(St *t) {
     for (uint32_t i = 0; i < t->m->eqs.len; i++) {
         FlatEq *q = &t->m->eqs.data[i];
         if (q->kind != FE_NORMAL || t->eq_alias[i]) continue;
-        SEq e = {.res = st_to_sv(t, expr_sub(t->c, q->lhs, q->rhs)), .flat = (int32_t)i,
+        SEq e = {.res = to_sv_at(t, expr_sub(t->c, q->lhs, q->rhs), q->span), .flat = (int32_t)i,
                  .diff = -1, .prim = -1};
         vec_push(t->arena, &t->eq, e);
         st_incidence(t, t->eq.len - 1);
@@ -114,7 +144,9 @@ static Expr *map_leaf(void *ud, Expr *leaf) {
     return expr_const(t->c, 0);
 }
 
-Expr *lower(St *t, Expr *e) { return expr_subst(t->c, e, map_leaf, t); }
+Expr *lower(St *t, Expr *e) {
+    return expr_subst_watch(t->c, e, map_leaf, t, t->to_init ? NULL : st_keep_relation);
+}
 
 /* ---------- slots and parameters ---------- */
 
@@ -177,11 +209,11 @@ static void build_params(St *t) {
     for (uint32_t p = 0; p < s->np; p++) {
         FlatVar *v = &t->m->vars.data[t->pvar[p]];
         s->param_names[p] = v->name;
-        s->param_flags[p] = (v->is_final || v->kind == FV_CONSTANT ? DYRT_PARAM_FINAL : 0) |
-                            (v->kind == FV_PARAM_MISSING ? DYRT_PARAM_MISSING : 0);
+        s->param_flags[p] = (v->is_final || v->kind == FV_CONSTANT ? SYS_PARAM_FINAL : 0) |
+                            (v->kind == FV_PARAM_MISSING ? SYS_PARAM_MISSING : 0);
         s->param_default[p] = v->value ? lower(t, v->value) : NULL;
-        if (!v->value && v->kind == FV_PARAMETER) s->param_flags[p] |= DYRT_PARAM_REQUIRED;
-        if (v->value && !expr_is_const(s->param_default[p])) s->param_flags[p] |= DYRT_PARAM_DEPENDENT;
+        if (!v->value && v->kind == FV_PARAMETER) s->param_flags[p] |= SYS_PARAM_REQUIRED;
+        if (v->value && !expr_is_const(s->param_default[p])) s->param_flags[p] |= SYS_PARAM_DEPENDENT;
         t->pz[p] = -1;
     }
     unsigned char *state = ARENA_ARRAY(t->arena, unsigned char, s->np + 1);
@@ -265,46 +297,10 @@ static void build_asserts(St *t) {
     s->assert_cond = ARENA_ARRAY(t->arena, Expr *, s->nassert + 1);
     s->assert_msg = ARENA_ARRAY(t->arena, const char *, s->nassert + 1);
     for (uint32_t i = 0; i < s->nassert; i++) {
-        s->assert_cond[i] = lower(t, st_to_sv(t, t->m->asserts.data[i].cond));
+        FlatAssert *a = &t->m->asserts.data[i];
+        s->assert_cond[i] = lower(t, to_sv_at(t, a->cond, a->span));
         s->assert_msg[i] = t->m->asserts.data[i].message;
     }
-}
-
-/* ---------- zero crossings ---------- */
-
-static bool is_dynamic(St *t, Expr *e) {
-    ExprVec l = {0};
-    expr_leaves(t->c, e, EXPR_Y, &l);
-    expr_leaves(t->c, e, EXPR_YP, &l);
-    expr_leaves(t->c, e, EXPR_TIME, &l);
-    return l.len > 0;
-}
-
-/* every distinct comparison node below `root` (DFS, nodes visited once
- * across all roots through `seen`) whose operands depend on Y, YP or TIME */
-static void find_crossings(St *t, Expr *root, HashMap *seen, ExprVec *out) {
-    ExprVec st = {0};
-    vec_push(t->arena, &st, root);
-    while (st.len) {
-        Expr *e = st.data[--st.len];
-        if (expr_is_leaf(e) || hmap_get(seen, e->id + 1)) continue;
-        hmap_put(t->arena, seen, e->id + 1, e);
-        bool cmp = e->kind == EXPR_LT || e->kind == EXPR_LE || e->kind == EXPR_GT || e->kind == EXPR_GE;
-        if (cmp && is_dynamic(t, e)) vec_push(t->arena, out, expr_sub(t->c, e->args[0], e->args[1]));
-        for (int i = e->nargs; i-- > 0;) vec_push(t->arena, &st, e->args[i]);
-    }
-}
-
-static void build_crossings(St *t) {
-    System *s = t->s;
-    HashMap seen = {0};
-    ExprVec zc = {0};
-    for (uint32_t r = 0; r < s->ny; r++) find_crossings(t, s->resid[r], &seen, &zc);
-    for (uint32_t o = 0; o < s->nout; o++) find_crossings(t, s->out[o], &seen, &zc);
-    /* assertions too: the integrator then stops where one turns false */
-    for (uint32_t a = 0; a < s->nassert; a++) find_crossings(t, s->assert_cond[a], &seen, &zc);
-    s->nz = zc.len;
-    s->zc = zc.data;
 }
 
 System *structure(FlatModel *m) {
@@ -344,14 +340,16 @@ System *structure(FlatModel *m) {
     build_params(&t);
     build_residuals(&t);
     timing_sub("structure.residuals", &t0);
-    build_jacobian(&t);
-    timing_sub("structure.jacobian", &t0);
     build_outputs(&t);
     build_asserts(&t);
-    build_crossings(&t);
     timing_sub("structure.outputs", &t0);
+    struct_events(&t);
+    timing_sub("structure.events", &t0);
+    build_jacobian(&t);
+    timing_sub("structure.jacobian", &t0);
     struct_build_init(&t);
     timing_sub("structure.init", &t0);
+    struct_tables(s);
     struct_report(&t);
     timing_sub("structure.report", &t0);
     return diag_error_count() > errors ? NULL : s;

@@ -17,6 +17,11 @@
  * relations) go through diag_*; returns NULL if any. */
 System *structure(FlatModel *m);
 
+/* Fill the System's data tables (out_copy, param_has_const/param_const,
+ * start_has_const/start_*_const) from its expressions: structure() does,
+ * a System built by hand calls it before codegen. */
+void struct_tables(System *s);
+
 /* Deterministic text of the structural result (golden tests). */
 void struct_dump(FILE *out, const System *s);
 

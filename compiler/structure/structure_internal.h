@@ -58,6 +58,12 @@ typedef struct {
     Expr *res;         /* size-1 residual blocks: the residual (sv form) */
 } Block;
 
+/* where a relation was written: its flat form and the equation's span */
+typedef struct {
+    Expr *flat;
+    Span span;
+} StRelSrc;
+
 typedef struct {
     FlatModel *m;
     System *s;
@@ -88,6 +94,9 @@ typedef struct {
     int32_t *init_of;  /* y slot -> flat initial relation giving its value + 1, or 0 */
     Expr **alias;      /* flat var -> its value when eliminated as an alias, else NULL */
     unsigned char *eq_alias; /* flat eq -> 1 when consumed by alias elimination */
+    /* relation origins, for the event names (events.c) */
+    HashMap rel_src;   /* relation id (any level) -> StRelSrc */
+    const Span *rel_span; /* while translating a flat equation: its span */
 } St;
 
 static inline bool st_is_unknown(const St *t, uint32_t sv) {
@@ -98,12 +107,14 @@ static inline bool st_is_unknown(const St *t, uint32_t sv) {
 /* structure.c */
 Expr *lower(St *t, Expr *e);            /* VAR(sv) -> Y/YP/P (Z when t->to_init) */
 Expr *st_to_sv(St *t, Expr *flat);      /* flat VAR/DER -> VAR(sv), aliases resolved */
+void st_keep_relation(void *t, Expr *old, Expr *new_); /* ExprNodeWatch: origins */
 uint32_t st_der(St *t, uint32_t sv);    /* d/dt of sv (created on demand) */
 Expr *st_dt(St *t, Expr *e);            /* total time derivative in sv form */
 void st_incidence(St *t, uint32_t e);   /* (re)compute eq[e].inc */
-/* alias.c, init.c */
+/* alias.c, init.c, events.c */
 void struct_alias(St *t);
 void struct_build_init(St *t);
+void struct_events(St *t);
 /* matching.c: Hopcroft-Karp on a CSR graph (rows = equations, adj = columns) */
 typedef struct {
     uint32_t nrows, ncols;
@@ -126,5 +137,9 @@ bool struct_blt(St *t);
 void struct_report(St *t);
 const char *st_sv_name(St *t, uint32_t sv);
 void st_note_eq(St *t, uint32_t e, const char *what);
+/* "<pre>lhs[ = rhs] (file:line)" for the runtime's messages; flat
+ * expressions when sys is NULL, else over the System's slot names; capped */
+const char *st_expr_text(St *t, const Expr *lhs, const System *sys, Span span);
+const char *st_eq_text(St *t, uint32_t flat, const char *pre, const char *post);
 
 #endif

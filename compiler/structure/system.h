@@ -5,20 +5,65 @@
  *   EXPR_Y(i), EXPR_YP(i)  integrator unknowns and their derivatives
  *   EXPR_P(i)              parameter slots
  *   EXPR_Z(i)              initialization-system unknowns (init_* only)
+ *   EXPR_MODE(k)           the mode of event k (resid, jac_*, out, zc only)
  *   EXPR_TIME, EXPR_CONST
  * Explicit assignments found by BLT are already substituted into the
  * expressions (the DAG shares them, so codegen computes each once per
- * emitted function).  Codegen is pure emission: it never analyses.
+ * emitted function).  Codegen is pure emission: it never analyses; what is
+ * data (output copies, constant defaults and start values) is classified
+ * here, in the tables below.
  *
- * This mirrors runtime/dyad_model.h (DyrtModel) field by field; codegen
- * turns each Expr list into one or more bounded LLVM functions and each
- * array into a constant global.
+ * Events (structure/events.c): every relation on continuous values is an
+ * event k with a zero-crossing function zc[k] and a mode, the leaf
+ * EXPR_MODE(k): 1 while zc[k] > 0, 0 otherwise, changed only at events
+ * located by the integrator.  The simulation expressions (resid, jac_*,
+ * out, zc) read the mode instead of comparing; assertions, start values
+ * and the initialization system compare directly.  Adding an event kind:
+ * a line in SYS_EVENT_KINDS, its DYRT_EVENT_* twin in runtime/dyad_model.h
+ * and its mode rule in runtime/events.c.
+ *
+ * This mirrors runtime/dyad_model.h (DyrtModel) field by field but keeps
+ * its own enums (SysParamFlag, SysEventKind, SysSrc), which codegen maps
+ * to the ABI's; codegen turns each Expr list into one or more bounded LLVM
+ * functions and each array into a constant global.
  */
 #ifndef DYADC_SYSTEM_H
 #define DYADC_SYSTEM_H
 
 #include "expr.h"
 #include "support.h"
+
+/* param_flags bits */
+typedef enum {
+    SYS_PARAM_FINAL = 1,       /* `final` or a constant: not overridable */
+    SYS_PARAM_MISSING = 2,     /* value `missing`: solved at initialization */
+    SYS_PARAM_DEPENDENT = 4,   /* default is an expression of other parameters */
+    SYS_PARAM_REQUIRED = 8     /* no value in the model: must be given (-p) */
+} SysParamFlag;
+
+/* what an event's mode means: X(NAME, description) */
+#define SYS_EVENT_KINDS(X) \
+    X(RELATION, "relation")    /* a < b, a <= b, a > b, a >= b, sign(a): mode = g > 0 */
+
+typedef enum {
+#define X(k, text) SYS_EV_##k,
+    SYS_EVENT_KINDS(X)
+#undef X
+    SYS_EV_COUNT
+} SysEventKind;
+
+/* An output column that is a copy: v = source; if NEG v = -v; if SCALE
+ * v *= scale; if OFFSET v += offset (SRC_CONST: v = offset). */
+typedef enum { SYS_SRC_Y, SYS_SRC_YP, SYS_SRC_P, SYS_SRC_TIME, SYS_SRC_CONST } SysSrc;
+enum { SYS_OP_NEG = 1, SYS_OP_SCALE = 2, SYS_OP_OFFSET = 4 };
+
+typedef struct SysCopy {
+    uint32_t dest;             /* output column */
+    uint8_t src;               /* SysSrc */
+    uint8_t ops;               /* SYS_OP_* */
+    uint32_t index;            /* slot of SRC_Y, SRC_YP, SRC_P */
+    double scale, offset;
+} SysCopy;
 
 typedef struct System {
     ExprCtx *ctx;
@@ -30,15 +75,22 @@ typedef struct System {
     unsigned char *y_is_diff;     /* [ny] */
     Expr **start;                 /* [ny] starting value of y (over P, TIME) */
     Expr **start_yp;              /* [ny] starting value of y' (over P, TIME); usually 0 */
+    unsigned char *start_has_const; /* [ny] bit 1: start[i] is the constant
+                                     start_y_const[i] (or absent: 0), bit 2:
+                                     the same for start_yp */
+    double *start_y_const, *start_yp_const; /* [ny] */
 
     /* parameters */
     uint32_t np;
     const char **param_names;     /* [np] */
-    unsigned char *param_flags;   /* [np] DYRT_PARAM_* */
+    unsigned char *param_flags;   /* [np] SysParamFlag bits */
     Expr **param_default;         /* [np] over P (other parameters); NULL = no
                                      default (must be given, or MISSING) */
     uint32_t *param_order;        /* [np] evaluation order of defaults
                                      (dependencies first) */
+    unsigned char *param_has_const; /* [np] 1: the default is the constant
+                                     param_const[i] (data, not code) */
+    double *param_const;          /* [np] */
 
     /* F(t, y, y', p) = 0 and its Jacobian pattern (CSC: column = unknown) */
     Expr **resid;                 /* [ny] */
@@ -51,11 +103,18 @@ typedef struct System {
     /* outputs: every flat variable, aliases included */
     uint32_t nout;
     const char **out_names;       /* [nout] */
-    Expr **out;                   /* [nout] over Y, YP, P, TIME */
+    Expr **out;                   /* [nout] over Y, YP, P, TIME, MODE */
+    uint32_t nout_copy;
+    SysCopy *out_copy;            /* [nout_copy] the columns that are copies,
+                                     ascending dest; the others are computed */
 
-    /* events and checks */
+    /* events (see above) and checks */
     uint32_t nz;
-    Expr **zc;                    /* [nz] zero-crossing functions */
+    Expr **zc;                    /* [nz] zero-crossing functions over Y, YP, P,
+                                     TIME and the modes of other events */
+    uint8_t *zc_kind;             /* [nz] SysEventKind */
+    const char **zc_names;        /* [nz] the condition as written, with its
+                                     location: "v > 0 (friction.dyad:5)" */
     uint32_t nassert;
     Expr **assert_cond;           /* [nassert] must be nonzero (true) */
     const char **assert_msg;      /* [nassert] */

@@ -15,6 +15,8 @@
  *   EXPR_YP   i   y'[i]
  *   EXPR_P    i   p[i]  (parameter slot)
  *   EXPR_Z    i   z[i]  (initialization-system unknown)
+ *   EXPR_MODE k   the mode of event k of the System (0 or 1): a relation
+ *                 frozen between events (structure/system.h, events.c)
  *   EXPR_TIME     the independent variable
  *   EXPR_CONST    a double
  * Leaves of different levels never mix in one expression handed to codegen:
@@ -29,6 +31,7 @@
     X(EXPR_CONST)  X(EXPR_TIME)                        \
     X(EXPR_VAR)    X(EXPR_DER)                         \
     X(EXPR_Y)      X(EXPR_YP)  X(EXPR_P)  X(EXPR_Z)    \
+    X(EXPR_MODE)                                       \
     X(EXPR_ADD)    /* a + b */                         \
     X(EXPR_MUL)    /* a * b */                         \
     X(EXPR_NEG)    /* -a */                            \
@@ -110,7 +113,7 @@ Expr *expr_not(ExprCtx *c, Expr *a);
 Expr *expr_ifelse(ExprCtx *c, Expr *cond, Expr *a, Expr *b);
 
 static inline bool expr_is_const(const Expr *e) { return e->kind == EXPR_CONST; }
-static inline bool expr_is_leaf(const Expr *e) { return e->kind <= EXPR_Z; }
+static inline bool expr_is_leaf(const Expr *e) { return e->kind <= EXPR_MODE; }
 bool expr_is_const_value(const Expr *e, double v);
 
 /* d e / d leaf, where leaf is any leaf node (VAR, DER, Y, YP, P, Z, TIME).
@@ -132,6 +135,18 @@ Expr *expr_dt(ExprCtx *c, Expr *e, ExprLeafDt dleaf, void *ud);
  * itself).  Memoized per call; shared subexpressions are rebuilt once. */
 typedef Expr *(*ExprLeafMap)(void *ud, Expr *leaf);
 Expr *expr_subst(ExprCtx *c, Expr *e, ExprLeafMap map, void *ud);
+/* The same, calling `watch(ud, old, new)` for every operator node of e with
+ * the node that replaces it (new == old when nothing below changed). */
+typedef void (*ExprNodeWatch)(void *ud, Expr *old, Expr *new_);
+Expr *expr_subst_watch(ExprCtx *c, Expr *e, ExprLeafMap map, void *ud, ExprNodeWatch watch);
+
+/* Replace nodes top-down in roots[0..n) (in place): `pre(ud, node)` is
+ * asked once per distinct node before its arguments; a non-NULL answer
+ * replaces the node (its arguments are not visited), NULL rebuilds it from
+ * its replaced arguments (leaves: keeps them).  One memo for all roots:
+ * O(size of their union). */
+typedef Expr *(*ExprNodeMap)(void *ud, Expr *node);
+void expr_replace(ExprCtx *c, Expr **roots, uint32_t n, ExprNodeMap pre, void *ud);
 
 /* Does e contain `leaf`?  (memoized per call; O(size of e)) */
 bool expr_contains(ExprCtx *c, Expr *e, Expr *leaf);

@@ -39,6 +39,9 @@ typedef struct {
     HashMap memo;
     ExprLeafMap map;
     void *ud;
+    ExprNodeWatch watch;   /* or NULL */
+    ExprNodeMap pre;       /* expr_replace: or NULL */
+    HashMap asked;         /* expr_replace: nodes `pre` was asked about */
 } Subst;
 
 static Expr *rebuild(ExprCtx *c, Expr *e, Expr *const *a) {
@@ -72,17 +75,56 @@ static void subst_visit(void *ud, Expr *e) {
             same &= a[i] == e->args[i];
         }
         r = same ? e : rebuild(s->c, e, a);
+        if (s->watch) s->watch(s->ud, e, r);
     }
     hmap_put(s->c->scratch, &s->memo, e->id, r);
 }
 
 Expr *expr_subst(ExprCtx *c, Expr *e, ExprLeafMap map, void *ud) {
-    Subst s = {c, {0}, map, ud};
+    return expr_subst_watch(c, e, map, ud, NULL);
+}
+
+Expr *expr_subst_watch(ExprCtx *c, Expr *e, ExprLeafMap map, void *ud, ExprNodeWatch watch) {
+    Subst s = {c, {0}, map, ud, watch, NULL, {0}};
     expr_scratch_enter(c);
     postorder(c, e, &s.memo, subst_visit, &s);
     Expr *r = hmap_get(&s.memo, e->id);
     expr_scratch_leave(c);
     return r;
+}
+
+static Expr *keep_leaf(void *ud, Expr *leaf) { (void)ud; return leaf; }
+
+/* Post-order like postorder(), but `pre` is asked about each node (once)
+ * before its arguments are visited; a node it replaces is not descended.
+ * One memo for all roots, so shared subexpressions are rebuilt once. */
+void expr_replace(ExprCtx *c, Expr **roots, uint32_t n, ExprNodeMap pre, void *ud) {
+    Subst s = {c, {0}, keep_leaf, ud, NULL, pre, {0}};
+    expr_scratch_enter(c);
+    ExprVec st = {0};
+    for (uint32_t k = 0; k < n; k++) {
+        vec_push(c->scratch, &st, roots[k]);
+        while (st.len) {
+            Expr *e = st.data[st.len - 1];
+            if (hmap_get(&s.memo, e->id)) { st.len--; continue; }
+            if (!hmap_get(&s.asked, e->id)) {
+                hmap_put(c->scratch, &s.asked, e->id, e);
+                Expr *r = pre(ud, e);
+                if (r) { hmap_put(c->scratch, &s.memo, e->id, r); st.len--; continue; }
+            }
+            bool ready = true;
+            for (int i = 0; i < e->nargs; i++)
+                if (!hmap_get(&s.memo, e->args[i]->id)) {
+                    vec_push(c->scratch, &st, e->args[i]);
+                    ready = false;
+                }
+            if (!ready) continue;
+            subst_visit(&s, e);
+            st.len--;
+        }
+        roots[k] = hmap_get(&s.memo, roots[k]->id);
+    }
+    expr_scratch_leave(c);
 }
 
 /* ---------- containment and leaf sets ---------- */

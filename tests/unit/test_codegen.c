@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "codegen/codegen.h"
+#include "structure/structure.h"
 #include "dyadrt.h"
 
 /* ---------- building Systems ---------- */
@@ -119,7 +120,7 @@ static TestSys *decay_system(void) {
     ts_set_params(t, 2, d, ord);
     t->s.param_names[0] = "k";
     t->s.param_names[1] = "k2";
-    t->s.param_flags[1] = DYRT_PARAM_DEPENDENT;
+    t->s.param_flags[1] = SYS_PARAM_DEPENDENT;
     Expr **o = ARENA_ARRAY(t->arena, Expr *, 2);
     o[0] = Y(t, 0);
     o[1] = expr_mul(t->x, P(t, 1), Y(t, 0));
@@ -243,9 +244,6 @@ static void check_against_eval(const System *s, const DyrtModel *m) {
         Point pt;
         random_point(&pt, buf, N);
         if (rep == 0) pt.y[0] = pt.y[1]; /* hit equality branches once */
-        /* frozen relations read modes p[np + k]: make them agree with the
-         * signs at this point, so frozen and continuous evaluation agree */
-        for (uint32_t k = 0; k < s->nz; k++) pt.p[s->np + k] = ev(s->zc[k], &pt) > 0 ? 1.0 : 0.0;
         ck_assert_int_eq(m->residual(pt.t, pt.y, pt.yp, pt.p, out), 0);
         for (uint32_t i = 0; i < s->ny; i++) assert_close(out[i], ev(s->resid[i], &pt), "resid", i);
         ck_assert_int_eq(m->jacobian(pt.t, pt.y, pt.yp, pt.p, pt.cj, jac), 0);
@@ -308,7 +306,8 @@ START_TEST(test_param_defaults) {
 }
 END_TEST
 
-/* ABI 3: outputs c0 + c1*slot become the out_copy table, constant
+/* ABI 3: outputs c0 + c1*slot become the out_copy table (struct_tables),
+ * constant
  * defaults and start values become tables; the rest stays code, and
  * dyrt_model_* gives the same values as evaluating the Exprs. */
 START_TEST(test_data_tables) {
@@ -326,6 +325,7 @@ START_TEST(test_data_tables) {
     o[9] = expr_div(t->x, Y(t, 0), C(t, 3.0));       /* not a copy: y/3 != y*(1/3) */
     ts_set_outputs(t, 10, o);
     t->s.start[0] = expr_mul(t->x, C(t, 2.0), P(t, 0)); /* start y: code; y': constant */
+    struct_tables(&t->s);                /* the structure phase classifies */
     CgJit *j = cg_jit_compile(&t->s, NULL);
     ck_assert_ptr_nonnull(j);
     const DyrtModel *m = cg_jit_model(j);
@@ -414,13 +414,14 @@ START_TEST(test_mixed_numeric) {
 END_TEST
 
 /* No reassociation or contraction: -O0 and -O3 give bit-identical values. */
-/* A relation whose a - b is a zero-crossing function reads its mode, not
- * the current sign: y0 > p0 with y0 = 2, p0 = 1 is "false" while mode 0. */
-START_TEST(test_frozen_relation) {
+/* The mode leaf of event k (structure/events.c puts it where a relation on
+ * continuous values was) reads p[np + k], not the current sign: with
+ * mode 0 the `ifelse` takes its "false" branch although y0 > p0. */
+START_TEST(test_mode_leaf) {
     TestSys *t = ts_new();
     Expr *g = expr_sub(t->x, Y(t, 0), P(t, 0));
-    Expr *out[2] = {expr_ifelse(t->x, expr_cmp(t->x, EXPR_GT, Y(t, 0), P(t, 0)), C(t, 10), C(t, 20)),
-                    expr_cmp(t->x, EXPR_LT, Y(t, 0), P(t, 0))};
+    Expr *m = expr_leaf(t->x, EXPR_MODE, 0);
+    Expr *out[2] = {expr_ifelse(t->x, m, C(t, 10), C(t, 20)), expr_not(t->x, m)};
     Expr *r[1] = {expr_sub(t->x, YP(t, 0), out[0])};
     ts_set_resid(t, 1, r);
     ts_set_params(t, 1, NULL, NULL);
@@ -430,16 +431,18 @@ START_TEST(test_frozen_relation) {
     t->s.zc[0] = g;
     CgJit *j = cg_jit_compile(&t->s, NULL);
     ck_assert_ptr_nonnull(j);
-    const DyrtModel *m = cg_jit_model(j);
-    ck_assert_int_eq(m->nmodes, 1);
+    const DyrtModel *md = cg_jit_model(j);
+    ck_assert_int_eq(md->nmodes, 1);
     double y = 2, yp = 0, p[2] = {1, 0}, o[2], res;
-    dyrt_model_outputs(m, 0, &y, &yp, p, o);
+    dyrt_model_outputs(md, 0, &y, &yp, p, o);
     ck_assert_double_eq(o[0], 20.0); /* mode 0: the "false" branch although y > p */
     ck_assert_double_eq(o[1], 1.0);
-    ck_assert_int_eq(m->residual(0, &y, &yp, p, &res), 0);
+    ck_assert_int_eq(md->residual(0, &y, &yp, p, &res), 0);
     ck_assert_double_eq(res, -20.0);
+    md->zero_crossings(0, &y, &yp, p, o);
+    ck_assert_double_eq(o[0], 1.0);  /* the function itself compares nothing */
     p[1] = 1;
-    dyrt_model_outputs(m, 0, &y, &yp, p, o);
+    dyrt_model_outputs(md, 0, &y, &yp, p, o);
     ck_assert_double_eq(o[0], 10.0);
     ck_assert_double_eq(o[1], 0.0);
     cg_jit_free(j);
@@ -826,7 +829,7 @@ static Suite *codegen_suite(void) {
     tcase_add_test(tc, test_oversized_item);
     tcase_add_test(tc, test_mixed_numeric);
     tcase_add_test(tc, test_levels_bitwise);
-    tcase_add_test(tc, test_frozen_relation);
+    tcase_add_test(tc, test_mode_leaf);
     tcase_add_test(tc, test_nan_status);
     tcase_add_test(tc, test_asserts_and_init);
     tcase_add_test(tc, test_descriptor_layout);

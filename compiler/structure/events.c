@@ -1,0 +1,160 @@
+/*
+ * events.c -- the System's events (system.h): relations on continuous
+ * values become events with a zero-crossing function and a mode leaf.
+ *
+ * A relation is a comparison a < b, a <= b, a > b, a >= b, or sign(a)
+ * (a > 0 ? 1 : -1 between events), in the lowered residuals, outputs or
+ * assertions, whose operands depend on y, y' or time.  Relations on the
+ * same pair of operands (g = a - b or b - a: hash-consed, so the same
+ * pointer) share one event k:
+ *   zc[k]    = g, with the relations inside g replaced in turn;
+ *   resid, out: a relation that holds when g > 0 becomes EXPR_MODE(k), one
+ *            that holds when g < 0 !EXPR_MODE(k), sign(a) an ifelse of
+ *            those; at g == 0 the mode decides (frozen).  Between
+ *            events the integrator sees one smooth branch (no chattering
+ *            inside a step), the branch changes where the runtime located a
+ *            crossing of zc[k];
+ *   assertions keep their comparisons (checked on the current values) but
+ *            their relations are events too, so the integrator stops where
+ *            one turns false.
+ * Codegen emits EXPR_MODE(k) as a load of the mode slot the runtime keeps
+ * (runtime/dyad_model.h `nmodes`); nothing is matched again later.
+ * zc_names[k] is the relation as the modeler wrote it with its location,
+ * found through St.rel_src (structure.c: noted while translating the
+ * equations, passed on by every rewrite after).
+ *
+ * Runs after the residuals, outputs and assertions are lowered and before
+ * the Jacobian is derived (the derivative of a mode is 0).  O(total DAG
+ * size): every node is visited once per pass (dynamic marks memoized).
+ */
+#include "structure_internal.h"
+
+#include <string.h>
+
+typedef struct {
+    St *t;
+    HashMap dyn;       /* node id -> YES/NO: depends on Y, YP or TIME */
+    HashMap seen;      /* collection: node id -> visited */
+    HashMap index;     /* id of g -> event k + 1 */
+    ExprVec zc;        /* g of each event, in order of discovery */
+    ExprVec rel;       /* first relation node of each event (its name) */
+} Ev;
+
+static void *const YES = (void *)2, *const NO = (void *)1;
+
+static bool is_cmp(const Expr *e) {
+    return e->kind == EXPR_LT || e->kind == EXPR_LE || e->kind == EXPR_GT || e->kind == EXPR_GE;
+}
+
+static bool is_sign(const Expr *e) { return e->kind == EXPR_CALL && e->fn == FN_SIGN; }
+
+/* Does e depend on Y, YP or TIME?  Memoized post-order over e. */
+static bool dynamic(Ev *v, Expr *root) {
+    if (hmap_get(&v->dyn, root->id)) return hmap_get(&v->dyn, root->id) == YES;
+    Arena *a = v->t->arena;
+    ExprVec st = {0};
+    vec_push(a, &st, root);
+    while (st.len) {
+        Expr *e = st.data[st.len - 1];
+        if (hmap_get(&v->dyn, e->id)) { st.len--; continue; }
+        bool ready = true, yes = e->kind == EXPR_Y || e->kind == EXPR_YP || e->kind == EXPR_TIME;
+        for (int i = 0; i < e->nargs; i++) {
+            void *d = hmap_get(&v->dyn, e->args[i]->id);
+            if (!d) { vec_push(a, &st, e->args[i]); ready = false; }
+            yes |= d == YES;
+        }
+        if (!ready) continue;
+        hmap_put(a, &v->dyn, e->id, yes ? YES : NO);
+        st.len--;
+    }
+    return hmap_get(&v->dyn, root->id) == YES;
+}
+
+/* g of a relation node, or NULL when e is no relation on dynamic values.
+ * Of a - b and b - a (exact negatives in IEEE arithmetic) g is the one
+ * created first, so `x > y`, `x < y`, `y >= x`, ... share one event;
+ * *pos tells whether the relation holds when g > 0 (else when g < 0). */
+static Expr *relation_g(Ev *v, Expr *e, bool *pos) {
+    Expr *a, *b;
+    if (is_cmp(e)) a = e->args[0], b = e->args[1];
+    else if (is_sign(e)) a = e->args[0], b = expr_const(v->t->c, 0); /* sign(a) = a > 0 ? 1 : -1 */
+    else return NULL;
+    if (!dynamic(v, e)) return NULL;
+    Expr *ab = expr_sub(v->t->c, a, b), *ba = expr_sub(v->t->c, b, a);
+    Expr *g = ab->id < ba->id ? ab : ba;
+    bool greater = e->kind == EXPR_GT || e->kind == EXPR_GE || is_sign(e);
+    *pos = (g == ab) == greater;
+    return g;
+}
+
+/* Every distinct relation below root, in DFS pre-order (nodes visited once
+ * across all roots), gets its event. */
+static void collect(Ev *v, Expr *root) {
+    Arena *a = v->t->arena;
+    ExprVec st = {0};
+    vec_push(a, &st, root);
+    while (st.len) {
+        Expr *e = st.data[--st.len];
+        if (expr_is_leaf(e) || hmap_get(&v->seen, e->id)) continue;
+        hmap_put(a, &v->seen, e->id, e);
+        bool pos;
+        Expr *g = relation_g(v, e, &pos);
+        if (g && !hmap_get(&v->index, g->id)) {
+            vec_push(a, &v->zc, g);
+            vec_push(a, &v->rel, e);
+            hmap_put(a, &v->index, g->id, (void *)(uintptr_t)v->zc.len);
+        }
+        for (int i = e->nargs; i-- > 0;) vec_push(a, &st, e->args[i]);
+    }
+}
+
+/* expr_replace callback: a relation -> its mode expression */
+static Expr *to_mode(void *ud, Expr *e) {
+    Ev *v = ud;
+    if (expr_is_leaf(e)) return e;
+    bool pos;
+    Expr *g = relation_g(v, e, &pos);
+    if (!g) return NULL;
+    uint32_t k = (uint32_t)(uintptr_t)hmap_get(&v->index, g->id) - 1;
+    ExprCtx *c = v->t->c;
+    Expr *m = expr_leaf(c, EXPR_MODE, k);
+    if (!pos) m = expr_not(c, m);
+    if (is_sign(e)) return expr_ifelse(c, m, expr_const(c, 1), expr_const(c, -1));
+    return m;
+}
+
+/* "v > 0 (friction.dyad:5)": the relation as written, else as lowered */
+static const char *relation_name(Ev *v, Expr *rel) {
+    St *t = v->t;
+    const StRelSrc *src = hmap_get(&t->rel_src, rel->id);
+    if (src) return st_expr_text(t, src->flat, NULL, src->span);
+    return st_expr_text(t, rel, t->s, (Span){0});
+}
+
+void struct_events(St *t) {
+    System *s = t->s;
+    Ev v = {.t = t};
+    for (uint32_t r = 0; r < s->ny; r++) collect(&v, s->resid[r]);
+    for (uint32_t o = 0; o < s->nout; o++) collect(&v, s->out[o]);
+    for (uint32_t a = 0; a < s->nassert; a++) collect(&v, s->assert_cond[a]);
+    s->nz = v.zc.len;
+    s->zc = ARENA_ARRAY(t->arena, Expr *, s->nz + 1);
+    s->zc_kind = ARENA_ARRAY(t->arena, uint8_t, s->nz + 1);
+    s->zc_names = ARENA_ARRAY(t->arena, const char *, s->nz + 1);
+    for (uint32_t k = 0; k < s->nz; k++) {
+        s->zc[k] = v.zc.data[k];
+        s->zc_kind[k] = SYS_EV_RELATION;
+        s->zc_names[k] = relation_name(&v, v.rel.data[k]);
+    }
+    if (s->nz == 0) return;
+    /* one rewrite of everything that reads modes: shared nodes once */
+    uint32_t n = s->nz + s->ny + s->nout;
+    Expr **all = ARENA_ARRAY(t->arena, Expr *, n);
+    memcpy(all, s->zc, sizeof *all * s->nz);
+    memcpy(all + s->nz, s->resid, sizeof *all * s->ny);
+    memcpy(all + s->nz + s->ny, s->out, sizeof *all * s->nout);
+    expr_replace(t->c, all, n, to_mode, &v);
+    memcpy(s->zc, all, sizeof *all * s->nz);
+    memcpy(s->resid, all + s->nz, sizeof *all * s->ny);
+    memcpy(s->out, all + s->nz + s->ny, sizeof *all * s->nout);
+}
