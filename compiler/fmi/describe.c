@@ -24,7 +24,6 @@
  */
 #include <string.h>
 
-#include "dyad_model.h"
 #include "dyadrt.h"
 #include "fmi.h"
 
@@ -100,17 +99,18 @@ static int map_vars(Desc *d, Arena *a)
 }
 
 /* The output column that is exactly y_i (the state variable), as the
- * runtime finds it (dyrt_model_output_states: a copy of y_i). */
+ * runtime finds it (dyrt_model_output_states: a copy of y_i without
+ * operations). */
 static void map_states(Desc *d, Arena *a)
 {
     const System *s = d->s;
     d->state_col = ARENA_ARRAY(a, int32_t, s->ny + 1);
     for (uint32_t i = 0; i < s->ny; i++)
         d->state_col[i] = -1;
-    for (uint32_t k = s->nout; k-- > 0;) {     /* the first column wins */
-        const Expr *e = s->out[k];
-        if (e && e->kind == EXPR_Y && s->y_is_diff[e->index])
-            d->state_col[e->index] = (int32_t)k;
+    for (uint32_t k = s->nout_copy; k-- > 0;) {     /* the first column wins */
+        const SysCopy *c = &s->out_copy[k];
+        if (c->src == SYS_SRC_Y && c->ops == 0 && s->y_is_diff[c->index])
+            d->state_col[c->index] = (int32_t)c->dest;
     }
     d->der_idx = ARENA_ARRAY(a, uint32_t, s->ny + 1);
     d->is_state = ARENA_ARRAY(a, unsigned char, s->nout + 1);
@@ -179,7 +179,7 @@ static bool is_calculated_param(const System *s, uint32_t p)
 {
     unsigned char f = s->param_flags[p];
     const Expr *def = s->param_default[p];
-    return (f & (DYRT_PARAM_MISSING | DYRT_PARAM_DEPENDENT)) || !def || !expr_is_const(def);
+    return (f & (SYS_PARAM_MISSING | SYS_PARAM_DEPENDENT)) || !def || !expr_is_const(def);
 }
 
 static int parameter(Desc *d, uint32_t p)
@@ -187,7 +187,7 @@ static int parameter(Desc *d, uint32_t p)
     const System *s = d->s;
     const FlatVar *v = d->pvar[p];
     const Expr *def = s->param_default[p];
-    if ((s->param_flags[p] & DYRT_PARAM_REQUIRED) || (!def && !(s->param_flags[p] & DYRT_PARAM_MISSING))) {
+    if ((s->param_flags[p] & SYS_PARAM_REQUIRED) || (!def && !(s->param_flags[p] & SYS_PARAM_MISSING))) {
         diag_error(v->span, "parameter `%s` has no value; an FMU needs a start value for every "
                    "parameter: give it one in the model", v->name);
         return 1;
@@ -196,7 +196,7 @@ static int parameter(Desc *d, uint32_t p)
         var_open(d, v->name, p, "causality=\"calculatedParameter\" variability=\"fixed\" "
                  "initial=\"calculated\"", v->doc);
     } else {
-        bool fin = s->param_flags[p] & DYRT_PARAM_FINAL;
+        bool fin = s->param_flags[p] & SYS_PARAM_FINAL;
         var_open(d, v->name, p, fin ? "causality=\"local\" variability=\"constant\" initial=\"exact\""
                                     : "causality=\"parameter\" variability=\"fixed\" initial=\"exact\"",
                  v->doc);
