@@ -32,6 +32,14 @@
  *   init unknown holding y_i; the runtime solves z[initial_z[i]] = VALUE in
  *   that row instead (residual and Jacobian row).  Either table NULL or -1:
  *   no replaceable relation, and --initial is refused with that reason.
+ *   Checks: init_ncheck initial relations over-determine the system (a
+ *   consistent over-determined initialization is accepted).  init_residual
+ *   then writes init_n + 2 * init_ncheck values: the init_n residuals, then
+ *   (lhs, rhs) of each check; the runtime solves the square system and
+ *   compares each pair: equal within 1e-6 relative, the check is redundant
+ *   (a warning names it, init_eq_names[init_n + k]); else the
+ *   initialization is inconsistent (an error naming it and
+ *   init_check_with[k], the relations that determine its unknowns).
  *   If init_n == 0, the runtime takes `start` as the starting point and lets
  *   IDACalcIC compute the algebraic unknowns and y' with the differential
  *   unknowns fixed (y_is_diff).
@@ -196,6 +204,10 @@ typedef struct DyrtModel {
     const char *const *event_names;   /* [nz] the condition as written, with its
                                          location ("v > 0 (friction.dyad:5)"),
                                          for messages */
+
+    /* ABI 4, appended (0 / NULL: none; see "Checks" above) */
+    int32_t init_ncheck;              /* over-determining initial relations */
+    const char *const *init_check_with; /* [init_ncheck] what determines their unknowns */
 } DyrtModel;
 
 #endif

@@ -140,7 +140,7 @@ int dyrt_params_alloc(DyrtSim *s);
 int dyrt_params_defaults(DyrtSim *s);
 int dyrt_params_check(const DyrtSim *s);
 int dyrt_apply_initials(DyrtSim *s);
-int dyrt_initial_target(const DyrtSim *s, const DyrtNameValue *nv, int *row, int *z);
+int dyrt_initial_target(const DyrtSim *s, const DyrtNameValue *nv, int *row, int *z, double *value);
 
 /* output.c */
 int dyrt_output_setup(DyrtRun *r);

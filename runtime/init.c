@@ -15,6 +15,11 @@
  * that unknown (row initial_row[i] of the init system) by z[initial_z[i]] =
  * VALUE: the residual row becomes z - VALUE and its Jacobian row the unit
  * vector, both overwritten after the model's functions ran.
+ * Then the checks (init_ncheck relations that over-determine the system,
+ * dyad_model.h) are compared at the solution: equal within CHECK_RTOL
+ * (relative to the larger side, at least 1) they are redundant and dropped
+ * with a warning naming them; otherwise an error names each inconsistent
+ * one and the relations that determine its unknowns.
  * Without one (init_n == 0) the model's `start` gives y0, y'0, the --initial
  * overrides are applied, and IDACalcIC (integrate.c) completes them.
  */
@@ -32,6 +37,7 @@
 #define NEWTON_FTOL_LOOSE 1e-6 /* ... and |r|_inf below this: converged */
 #define NEWTON_MINSTEP 1e-10   /* smallest line-search step factor */
 #define NEWTON_PERTURBATIONS 3 /* retries at nearby points when J is singular */
+#define CHECK_RTOL 1e-6        /* a check holds: |lhs - rhs| <= this * max(1, |lhs|, |rhs|) */
 
 typedef struct Newton {
     const DyrtModel *m;
@@ -39,7 +45,7 @@ typedef struct Newton {
     double t0;
     int n;
     int *colptr, *rowidx;      /* int copies of the pattern for KLU */
-    double *z, *r, *dz, *zt, *rt, *vals;
+    double *z, *r, *dz, *zt, *rt, *vals; /* r, rt: [n + 2 * init_ncheck] (checks last) */
     klu_symbolic *sym;
     klu_common common;
     long iters, evals;
@@ -57,9 +63,10 @@ static int newton_alloc(Newton *nw, const DyrtModel *m)
     nw->colptr = dyrt_calloc((size_t)n + 1, sizeof(int));
     nw->rowidx = dyrt_calloc((size_t)nnz, sizeof(int));
     nw->vals = dyrt_calloc((size_t)nnz, sizeof(double));
-    double **vecs[] = {&nw->z, &nw->r, &nw->dz, &nw->zt, &nw->rt};
+    double **vecs[] = {&nw->z, &nw->dz, &nw->zt, &nw->r, &nw->rt};
+    size_t nr = (size_t)n + 2 * (size_t)m->init_ncheck;
     for (int k = 0; k < 5; k++)
-        if (!(*vecs[k] = dyrt_calloc((size_t)n, sizeof(double))))
+        if (!(*vecs[k] = dyrt_calloc(k < 3 ? (size_t)n : nr, sizeof(double))))
             return DYRT_EXIT_INTERNAL;
     if (!nw->colptr || !nw->rowidx || !nw->vals)
         return DYRT_EXIT_INTERNAL;
@@ -324,7 +331,8 @@ static int setup_overrides(Newton *nw, const DyrtSim *s)
     for (int k = 0; k < n; k++) {
         const DyrtNameValue *nv = &s->initials[k];
         int row, z;
-        int rc = dyrt_initial_target(s, nv, &row, &z);
+        double value;
+        int rc = dyrt_initial_target(s, nv, &row, &z, &value);
         if (rc)
             return rc;
         int pos = find_entry(nw, row, z);
@@ -339,12 +347,38 @@ static int setup_overrides(Newton *nw, const DyrtSim *s)
         nw->over_row[j] = row;
         nw->over_z[j] = z;
         nw->over_pos[j] = pos;
-        nw->over_val[j] = nv->value;
+        nw->over_val[j] = value;
         nw->row_over[row] = 1;
         if (j == nw->nover)
             nw->nover++;
     }
     return 0;
+}
+
+/* The checks at the solution: a warning for each that holds, an error for
+ * each that does not. */
+static int check_relations(Newton *nw)
+{
+    const DyrtModel *m = nw->m;
+    int n = nw->n, bad = 0;
+    if (m->init_ncheck <= 0)
+        return 0;
+    if (eval(nw, nw->z, nw->r) != 0)
+        return fail(nw, "the residual cannot be evaluated at the solution");
+    for (int k = 0; k < m->init_ncheck; k++) {
+        double a = nw->r[n + 2 * k], b = nw->r[n + 2 * k + 1];
+        const char *nm = m->init_eq_names ? m->init_eq_names[n + k] : "?";
+        const char *with = m->init_check_with ? m->init_check_with[k] : "the other relations";
+        if (fabs(a - b) <= CHECK_RTOL * fmax(1.0, fmax(fabs(a), fabs(b)))) {
+            dyrt_warning("redundant initial relation `%s`: it holds already, with its unknowns determined "
+                         "by %s; ignored", nm, with);
+            continue;
+        }
+        dyrt_error("inconsistent initialization: `%s` does not hold (its sides are %.17g and %.17g) with "
+                   "its unknowns determined by %s", nm, a, b, with);
+        bad++;
+    }
+    return bad ? DYRT_EXIT_USER : 0;
 }
 
 static int solve_init_system(DyrtSim *s)
@@ -369,6 +403,8 @@ static int solve_init_system(DyrtSim *s)
             nw.z[nw.over_z[k]] = nw.over_val[k];
         rc = newton_solve(&nw);
     }
+    if (!rc)
+        rc = check_relations(&nw);
     if (!rc)
         m->init_finish(s->start, nw.z, s->p, s->y0, s->yp0);
     s->stats.init_iters = nw.iters;

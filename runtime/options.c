@@ -307,7 +307,7 @@ void dyrt_usage(FILE *f, const char *prog, const DyrtModel *m)
           "  --rtol R, --atol A  relative / absolute tolerance\n"
           "  --dtmax H           largest step size (0 = unlimited)\n"
           "  -p NAME=VALUE       set a parameter (repeatable)\n"
-          "  --initial NAME=VALUE  set the initial value of a state (repeatable)\n"
+          "  --initial NAME=VALUE  set the initial value of a variable (repeatable)\n"
           "  --vars NAME,...     output only these columns, in this order\n"
           "  -o FILE             result CSV (default <model name>.csv; '-' = stdout)\n"
           "  --plot FILE.png|svg plot the output columns with gnuplot (if installed)\n"

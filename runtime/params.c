@@ -10,11 +10,14 @@
  * before anything is integrated (after --list-params, which shows them).
  * After param_defaults every parameter that is not `missing` must be finite.
  *
- * --initial NAME=VALUE replaces the starting value of a differential unknown
- * when the model has no initialization system (init_n == 0); IDACalcIC then
- * keeps it fixed.  With an initialization system it replaces the unknown's
- * `initial` relation (init.c, via the descriptor's initial_row/initial_z);
- * here only the name is resolved.
+ * --initial NAME=VALUE in a built simulator: NAME is an unknown or a copy
+ * of one (an alias, a connector variable).  It replaces the starting value
+ * of a differential unknown when the model has no initialization system
+ * (init_n == 0); IDACalcIC then keeps it fixed.  With an initialization
+ * system it replaces the row that fixes the unknown, its `initial` relation
+ * or its start row (init.c, via the descriptor's initial_row/initial_z);
+ * here only the name is resolved.  Any other variable needs the compiler
+ * (`dyadc run|build --initial`), which makes the value an initial relation.
  */
 #include <math.h>
 #include <string.h>
@@ -168,33 +171,73 @@ void dyrt_list_params(const DyrtSim *s, FILE *f)
     }
 }
 
+/* What --initial NAME=VALUE asks of the compiler instead: NAME is no
+ * unknown here (a variable computed from others). */
+static int needs_compiler(const DyrtSim *s, const DyrtNameValue *nv, const char *why)
+{
+    dyrt_error("--initial %s: '%s' %s in the compiled model '%s'; give it to the compiler instead "
+               "(`dyadc run` or `dyadc build` with --initial %s=VALUE), which makes it an initial relation",
+               nv->name, nv->name, why, s->m->name, nv->name);
+    return DYRT_EXIT_USER;
+}
+
+/* The unknown y that --initial NAME=VALUE sets, and the value it gets: NAME
+ * is an unknown, or an output column that copies one (an alias, a connector
+ * variable: offset + scale * (+-y), inverted here). */
+static int initial_unknown(const DyrtSim *s, const DyrtNameValue *nv, int *y, double *value)
+{
+    const DyrtModel *m = s->m;
+    *value = nv->value;
+    *y = m->y_names ? dyrt_find(nv->name, m->y_names, m->ny) : -1;
+    if (*y >= 0)
+        return 0;
+    int c = m->out_names ? dyrt_find(nv->name, m->out_names, m->nout) : -1;
+    if (c < 0) {
+        unknown_name("variable for --initial", nv->name, m->out_names, m->nout);
+        return DYRT_EXIT_USER;
+    }
+    for (int k = 0; k < m->nout_copy; k++) {
+        if (m->out_copy_dest[k] != c)
+            continue;
+        unsigned kind = m->out_copy_kind[k];
+        if ((kind & DYRT_SRC_MASK) != DYRT_SRC_Y)
+            break;
+        double v = nv->value;
+        if (kind & DYRT_OP_OFFSET)
+            v -= m->out_copy_offset[k];
+        if (kind & DYRT_OP_SCALE)
+            v /= m->out_copy_scale[k];
+        *value = kind & DYRT_OP_NEG ? -v : v;
+        *y = m->out_copy_index[k];
+        return 0;
+    }
+    return needs_compiler(s, nv, "is computed from the unknowns");
+}
+
 static int set_initial(DyrtSim *s, const DyrtNameValue *nv)
 {
     const DyrtModel *m = s->m;
-    int i = m->y_names ? dyrt_find(nv->name, m->y_names, m->ny) : -1;
-    if (i < 0) {
-        unknown_name("state for --initial", nv->name, m->y_names, m->ny);
-        return DYRT_EXIT_USER;
-    }
-    if (!m->y_is_diff || !m->y_is_diff[i]) {
-        dyrt_error("--initial %s: '%s' is not a state (no derivative); its initial "
-                   "value follows from the equations", nv->name, nv->name);
-        return DYRT_EXIT_USER;
-    }
-    s->y0[i] = nv->value;
+    int i;
+    double v;
+    int rc = initial_unknown(s, nv, &i, &v);
+    if (rc)
+        return rc;
+    if (!m->y_is_diff || !m->y_is_diff[i])
+        return needs_compiler(s, nv, "is no state (its initial value follows from the equations)");
+    s->y0[i] = v;
     return 0;
 }
 
 /* The unknown named by --initial, for a model with an initialization
- * system: it must have an `initial` relation the runtime can replace. */
-int dyrt_initial_target(const DyrtSim *s, const DyrtNameValue *nv, int *row, int *z)
+ * system: the row that fixes it (its `initial` relation or its start row),
+ * which init.c replaces by z = value. */
+int dyrt_initial_target(const DyrtSim *s, const DyrtNameValue *nv, int *row, int *z, double *value)
 {
     const DyrtModel *m = s->m;
-    int i = m->y_names ? dyrt_find(nv->name, m->y_names, m->ny) : -1;
-    if (i < 0) {
-        unknown_name("variable for --initial", nv->name, m->y_names, m->ny);
-        return DYRT_EXIT_USER;
-    }
+    int i;
+    int rc = initial_unknown(s, nv, &i, value);
+    if (rc)
+        return rc;
     if (!m->initial_row || !m->initial_z) {
         dyrt_error("--initial %s: not supported for model '%s': its initial values come "
                    "from its initialization system and the compiler did not record which "
@@ -204,11 +247,9 @@ int dyrt_initial_target(const DyrtSim *s, const DyrtNameValue *nv, int *row, int
     }
     *row = m->initial_row[i];
     *z = m->initial_z[i];
-    if (*row < 0 || *z < 0) {
-        dyrt_error("--initial %s: '%s' has no `initial` relation to replace (its initial "
-                   "value follows from the other equations)", nv->name, nv->name);
-        return DYRT_EXIT_USER;
-    }
+    if (*row < 0 || *z < 0)
+        return needs_compiler(s, nv, "has no initial relation of its own (its initial value follows from the "
+                                     "other relations)");
     return 0;
 }
 

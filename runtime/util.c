@@ -203,6 +203,8 @@ static const char *model_problem(const DyrtModel *m)
         return "missing initialization function";
     if (bad_csc(m->init_n, m->init_nnz, m->init_colptr, m->init_rowidx))
         return "malformed initialization Jacobian pattern";
+    if (m->init_ncheck < 0 || (m->init_ncheck > 0 && m->init_n == 0))
+        return "initialization checks without an initialization system";
     if (m->nmodes != 0 && m->nmodes != m->nz)
         return "nmodes is neither 0 nor nz";
     if (bad_initial_tables(m))

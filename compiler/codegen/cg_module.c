@@ -46,7 +46,8 @@
     X(PTR, out_copy_index) X(PTR, out_copy_scale) X(PTR, out_copy_offset) \
     X(PTR, param_has_const) X(PTR, param_const)                          \
     X(PTR, start_has_const) X(PTR, start_y_const) X(PTR, start_yp_const) \
-    X(PTR, event_kind) X(PTR, event_names)
+    X(PTR, event_kind) X(PTR, event_names)                               \
+    X(I32, init_ncheck) X(PTR, init_check_with)
 
 #define SETTINGS_FIELDS(X)                                               \
     X(F64, start) X(F64, stop) X(F64, interval) X(F64, rtol)             \
@@ -382,7 +383,7 @@ static void fill_functions(Cg *g, const System *s, LLVMValueRef *v) {
     v[MF_check_asserts] =
         s->nassert ? list_fn(g, &spec_assert, s->assert_cond, s->nassert, CG_ARG_OUT) : NULL;
     if (s->init_n == 0) return;
-    v[MF_init_residual] = list_fn(g, &spec_iresid, s->init_resid, s->init_n, CG_ARG_OUT);
+    v[MF_init_residual] = list_fn(g, &spec_iresid, s->init_resid, s->init_n + 2 * s->init_ncheck, CG_ARG_OUT);
     CgItem *it = new_items(g, s->init_nnz);
     for (uint32_t k = 0; k < s->init_nnz; k++) it[k] = item(s->init_jac[k], CG_ARG_OUT, k);
     v[MF_init_jacobian] = cg_emit_function(g, &spec_ijac, it, s->init_nnz);
@@ -456,7 +457,10 @@ static void fill_data(Cg *g, const System *s, LLVMValueRef *v) {
     v[MF_nmodes] = i32c(g, s->nz);
     event_tables(g, s, v);
     if (in && s->init_eq_names)
-        v[MF_init_eq_names] = names_global(g, "init_eq_names", s->init_eq_names, in);
+        v[MF_init_eq_names] = names_global(g, "init_eq_names", s->init_eq_names, in + s->init_ncheck);
+    v[MF_init_ncheck] = i32c(g, in ? s->init_ncheck : 0);
+    if (in && s->init_ncheck)
+        v[MF_init_check_with] = names_global(g, "init_check_with", s->init_check_with, s->init_ncheck);
     if (in && s->initial_row) initial_tables(g, s, v);
 }
 

@@ -25,6 +25,8 @@ typedef struct Driver {
     Vec(const char *) inputs; /* files and folders */
     Vec(const char *) libs;   /* -L */
     Vec(char *) sim_args;     /* run: simulator options, passed through */
+    Vec(char *) initial_args; /* run/build: `--initial`, `NAME=VALUE` pairs, made
+                                 initial relations of the flat model (overrides) */
     bool no_stdlib, time_passes, structure, dump_ast, fmt_check, emit_llvm, werror_units;
     bool no_spans;            /* parse --dump-ast --no-spans (front end) */
     int opt_level;

@@ -98,6 +98,10 @@ static int parse_args(Driver *d, int argc, char **argv) {
         } else if (strcmp(a, "-o") == 0 && (d->cmd == CMD_BUILD || d->cmd == CMD_FMU)) {
             if (i + 1 >= argc) return bad_arg("%s needs a file name", a);
             d->output = argv[++i];
+        } else if ((d->cmd == CMD_RUN || d->cmd == CMD_BUILD) && is_opt(a, "--initial")) {
+            if (!(v = opt_value(argc, argv, &i, "--initial"))) return bad_arg("%s needs NAME=VALUE", a);
+            vec_push(d->arena, &d->initial_args, "--initial");
+            vec_push(d->arena, &d->initial_args, (char *)v);
         } else if (d->cmd == CMD_RUN && dyrt_option_arity(a) >= 0) {
             int n = dyrt_option_arity(a);
             vec_push(d->arena, &d->sim_args, argv[i]);

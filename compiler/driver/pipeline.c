@@ -136,6 +136,22 @@ static int check(Driver *d) {
     return diag_error_count() ? 1 : 0;
 }
 
+/* --initial NAME=VALUE (run, build): initial relations of the flat model
+ * that replace the model's own initial values of NAME (any variable) */
+static bool add_initials(Driver *d, FlatModel *m) {
+    if (!d->initial_args.len) return true;
+    Vec(char *) argv = {0};
+    vec_push(d->arena, &argv, "dyadc");
+    for (uint32_t i = 0; i < d->initial_args.len; i++) vec_push(d->arena, &argv, d->initial_args.data[i]);
+    DyrtOptions o;
+    dyrt_options_init(&o);
+    bool ok = dyrt_options_parse(&o, (int)argv.len, argv.data) == 0;
+    for (int i = 0; ok && i < o.ninitials; i++)
+        ok = flat_add_initial(m, o.initials[i].name, o.initials[i].value, (Span){0}, "--initial");
+    dyrt_options_free(&o);
+    return ok;
+}
+
 static System *compile_to_system(Driver *d, FlatModel **flat_out) {
     double t0 = timing_now();
     if (!d->model) {
@@ -149,7 +165,7 @@ static System *compile_to_system(Driver *d, FlatModel **flat_out) {
     if (!def) return NULL;
     FlatModel *m = flatten(p, def, expr_ctx_new(d->arena));
     timing_phase("flatten", &t0);
-    if (!m) return NULL;
+    if (!m || !add_initials(d, m)) return NULL;
     flat_check_units(m, d->werror_units);
     timing_phase("units", &t0);
     if (diag_error_count()) return NULL;

@@ -394,7 +394,7 @@ static void tr_sample(Flattener *F, Tx t, AstNode *r) {
             return;
         }
         if (y0) F->m->vars.data[yl->index].value = y0;
-        vec_push(F->arena, &F->m->eqs, ((FlatEq){FE_SAMPLE, yl, ue, inst->path, r->span, 0}));
+        vec_push(F->arena, &F->m->eqs, ((FlatEq){.kind = FE_SAMPLE, .lhs = yl, .rhs = ue, .origin = inst->path, .span = r->span}));
         add_mark(F, CLK_NODE_VAR(yl->index), CM_CLOCKED, r->span);
         ExprVec v = {0};
         expr_leaves(F->ctx, ue, EXPR_VAR, &v);

@@ -22,7 +22,7 @@
 static bool is_param_kind(FlatVarKind k) { return k == FV_PARAMETER || k == FV_CONSTANT; }
 
 void add_eq(Flattener *F, FlatEqKind k, Expr *l, Expr *r, const char *origin, Span sp) {
-    vec_push(F->arena, &F->m->eqs, ((FlatEq){k, l, r, origin, sp, 0}));
+    vec_push(F->arena, &F->m->eqs, ((FlatEq){.kind = k, .lhs = l, .rhs = r, .origin = origin, .span = sp}));
 }
 
 /* der(der(x)): the inner derivative becomes a helper variable `x'` with

@@ -75,9 +75,13 @@ typedef enum {
 typedef struct FlatEq {
     FlatEqKind kind;
     Expr *lhs, *rhs;       /* lhs = rhs */
-    const char *origin;    /* instance path where it was written ("" = top) */
-    Span span;             /* the relation in the source */
+    const char *origin;    /* instance path where it was written ("" = top);
+                              for an override, where it came from ("--initial") */
+    Span span;             /* the relation in the source (none for --initial) */
     uint32_t clock;        /* FE_CLOCKED, FE_SAMPLE: 1 + index into clocks */
+    bool is_override;      /* FE_INITIAL set from outside (--initial, a test
+                              case): replaces the model's own initial values of
+                              the same variable (aliases included) */
 } FlatEq;
 
 /* an equation that determines an unknown (balance, counts) */
@@ -129,6 +133,13 @@ typedef struct FlatModel {
  * NULL if any.  A parameter without a value stays free (value NULL): it is
  * given at run time (-p), and the runtime refuses to start without it. */
 FlatModel *flatten(Program *p, Def *d, ExprCtx *ctx);
+
+/* `initial NAME = value` from outside the model (--initial, a test case's
+ * `initial` map), as an override (FlatEq.is_override).  NAME is any
+ * variable of m: a state, an algebraic variable, an alias, a connector
+ * variable.  False, with an error at `at` naming the nearest variable, when
+ * NAME is none. */
+bool flat_add_initial(FlatModel *m, const char *name, double value, Span at, const char *origin);
 
 /* Balance: equations vs unknowns, where the flows and inputs of the
  * component's own connectors count as given (Modelica's rule for a

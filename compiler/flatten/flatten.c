@@ -58,6 +58,32 @@ FlatModel *flatten(Program *p, Def *d, ExprCtx *ctx) {
 
 FlatModel *flatten_model_of(Flattener *F, Def *d, PendingVec *mods) { return flatten_from(F, d, mods); }
 
+/* ---------- overrides ---------- */
+
+bool flat_add_initial(FlatModel *m, const char *name, double value, Span at, const char *origin) {
+    Arena *a = expr_ctx_arena(m->ctx);
+    Sym *names = ARENA_ARRAY(a, Sym, m->vars.len + 1);
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < m->vars.len; i++) {
+        FlatVar *v = &m->vars.data[i];
+        if (v->kind == FV_VARIABLE || v->kind == FV_PARAM_MISSING) names[n++] = v->name;
+        if (strcmp(v->name, name) != 0) continue;
+        if (v->kind == FV_PARAMETER || v->kind == FV_CONSTANT) {
+            diag_error(at, "%s %s: `%s` is a parameter, not a variable; set it with -p %s=VALUE", origin, name,
+                       name, name);
+            return false;
+        }
+        FlatEq q = {.kind = FE_INITIAL, .lhs = expr_leaf(m->ctx, EXPR_VAR, i), .rhs = expr_const(m->ctx, value),
+                    .origin = origin, .span = at, .is_override = true};
+        vec_push(a, &m->eqs, q);
+        return true;
+    }
+    Sym near = suggest_name(name, names, n);
+    if (near) diag_error(at, "%s %s: `%s` is not a variable of `%s`; did you mean `%s`?", origin, name, name, m->name, near);
+    else diag_error(at, "%s %s: `%s` is not a variable of `%s`", origin, name, name, m->name);
+    return false;
+}
+
 /* ---------- dump ---------- */
 
 static void leaf_name(void *ud, FILE *out, const Expr *e) {
@@ -120,7 +146,7 @@ static void dump_eq(FILE *out, const FlatModel *m, const FlatEq *q) {
     uint32_t line = 0, col = 0;
     SrcFile *f = src_get(q->span.file);
     if (f) src_line_col(f, q->span.lo, &line, &col);
-    fputs(q->kind == FE_INITIAL ? "  initial " : "  ", out);
+    fputs(q->kind == FE_INITIAL ? (q->is_override ? "  initial (override) " : "  initial ") : "  ", out);
     if (q->clock) fprintf(out, "@%s: ", m->clocks.data[q->clock - 1].name);
     flat_print_expr(out, m, q->lhs);
     fputs(q->kind == FE_SAMPLE ? " = sample(" : " = ", out);

@@ -84,6 +84,7 @@ const char *st_eq_text(St *t, uint32_t flat, const char *pre, const char *post) 
     fputs(" = ", f);
     text_expr(f, t, q->rhs, NULL);
     text_where(f, q->span);
+    if (!q->span.file && q->is_override) fprintf(f, " (%s)", q->origin); /* --initial */
     fputs(post, f);
     return text_close(t, f, &buf, &len);
 }

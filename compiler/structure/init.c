@@ -7,15 +7,33 @@
  * (init_n = 0): the runtime fixes the differential unknowns at their start
  * and lets IDACalcIC find the algebraic ones and y'.
  *
+ * Overrides (FlatEq.is_override: --initial, a test case's `initial` map) may
+ * name any variable and replace the model's own initial values of the same
+ * variable: a relation whose left side lowers to the same expression (the
+ * variable or an alias of it) or that fixes the same slot.  Two start values
+ * of one slot (aliases): the same expression is redundant (a warning), two
+ * different constants are an error naming both; otherwise both stay and the
+ * runtime decides (below).
+ *
  * Otherwise the unknowns are z = [y | y' of differential y | missing
- * parameters] and the equations are F(t0, y, y', p) = 0 (the index-reduced
- * residuals, so the differentiated constraints hold at t0 too) plus every
- * initial relation.  Under-determined: differential unknowns that no initial
- * relation mentions are fixed at their start value (a warning lists them).
- * Over-determined: an error that names the initial relations.
+ * parameters] and the candidate rows come in classes, by priority:
+ *   1. F(t0, y, y', p) = 0 (the index-reduced residuals, so the
+ *      differentiated constraints hold at t0 too);
+ *   2. the overrides;
+ *   3. the model's initial relations;
+ *   4. start rows z_y = start(y), one per state.
+ * A maximum matching of rows to z, extended class by class (Hopcroft-Karp
+ * continued from the previous classes' matching, so no row of a higher
+ * class loses its unknown), selects the square system; start rows only
+ * fill what classes 1-3 leave free (one warning lists those states).  Rows
+ * of classes 2-3 left over over-determine it: they become checks, which the
+ * runtime evaluates once the square system is solved -- consistent ones are
+ * dropped with a warning naming them, an inconsistent one is an error naming
+ * it and the relations that determine its unknowns, with their locations
+ * (constant ones are decided here).  Unknowns left unmatched: an error
+ * naming them.  O(E sqrt V) for the matching, linear otherwise.
  */
 #include "structure_internal.h"
-
 
 #include <stdlib.h>
 #include <string.h>
@@ -69,6 +87,88 @@ static void start_derivatives(St *t) {
     }
 }
 
+/* initial relation `init` as a start value: the one y it mentions (no y'),
+ * with *value solved for it linearly; -1 when it is not of that form */
+static int32_t start_of(St *t, Expr *init, Expr **value) {
+    Expr *r = lower(t, init);
+    ExprVec ys = {0}, yps = {0};
+    expr_leaves(t->c, r, EXPR_Y, &ys);
+    expr_leaves(t->c, r, EXPR_YP, &yps);
+    *value = ys.len == 1 && yps.len == 0 ? expr_solve_linear(t->c, r, ys.data[0]) : NULL;
+    return *value ? (int32_t)ys.data[0]->index : -1;
+}
+
+/* the left side of initial relation i lowered, when it is one variable */
+static Expr *init_lhs(St *t, uint32_t i) {
+    FlatEq *q = &t->m->eqs.data[i];
+    return q->lhs->kind == EXPR_VAR ? lower(t, st_to_sv(t, q->lhs)) : NULL;
+}
+
+static bool has_y(St *t, Expr *e) {
+    ExprVec l = {0};
+    expr_leaves(t->c, e, EXPR_Y, &l);
+    expr_leaves(t->c, e, EXPR_YP, &l);
+    return l.len > 0;
+}
+
+/* the y slot a lowered variable is (an alias of: +-y + offset), else -1 */
+static int32_t alias_slot(St *t, Expr *l) {
+    while (l && (l->kind == EXPR_NEG || l->kind == EXPR_ADD)) {
+        if (l->kind == EXPR_NEG) { l = l->args[0]; continue; }
+        bool a0 = has_y(t, l->args[0]), a1 = has_y(t, l->args[1]);
+        if (a0 == a1) return -1;
+        l = a0 ? l->args[0] : l->args[1];
+    }
+    return l && l->kind == EXPR_Y ? (int32_t)l->index : -1;
+}
+
+typedef struct {
+    HashMap lhs;            /* lowered left side of an override -> itself */
+    unsigned char *slot;    /* y slot -> an override sets it (or an alias of it) */
+} Overrides;
+
+static Overrides find_overrides(St *t, Expr **init) {
+    Overrides o = {{0}, ARENA_ARRAY(t->arena, unsigned char, t->s->ny + 1)};
+    for (uint32_t i = 0; i < t->m->eqs.len; i++) {
+        FlatEq *q = &t->m->eqs.data[i];
+        if (q->kind != FE_INITIAL || !q->is_override || !init[i]) continue;
+        Expr *l = init_lhs(t, i);
+        if (l) hmap_put(t->arena, &o.lhs, l->id + 1, l);
+        int32_t y = alias_slot(t, l);
+        if (y >= 0) o.slot[y] = 1;
+    }
+    return o;
+}
+
+/* a model relation that an override replaces */
+static bool replaced(St *t, const Overrides *o, Expr **init, uint32_t i) {
+    if (t->m->eqs.data[i].is_override) return false;
+    Expr *l = init_lhs(t, i), *x;
+    if (l && hmap_get(&o->lhs, l->id + 1)) return true;
+    int32_t y = start_of(t, init[i], &x);
+    return y >= 0 && o->slot[y];
+}
+
+/* A second start value x for slot y (first from relation `first`):
+ * true when decided here -- the same value (redundant, dropped with a
+ * warning) or two different constants (an error naming both); false when
+ * it depends on parameters: both stay, the runtime checks them. */
+static bool second_start(St *t, uint32_t y, uint32_t first, uint32_t i, Expr *x) {
+    Expr *x0 = t->s->start[y];
+    FlatEq *q = &t->m->eqs.data[i];
+    if (x == x0) {
+        diag_warning(q->span, "redundant initial value for `%s`: %s repeats %s (aliases of one variable); "
+                     "ignored", t->s->y_names[y], st_eq_text(t, i, "`initial ", "`"), st_eq_text(t, first, "`initial ", "`"));
+        return true;
+    }
+    if (!expr_is_const(x) || !expr_is_const(x0)) return false;
+    diag_error(q->span, "conflicting initial values for `%s` (aliases of one variable): %s gives %.17g, %s gives "
+               "%.17g", t->s->y_names[y], st_eq_text(t, first, "`initial ", "`"), x0->value,
+               st_eq_text(t, i, "`initial ", "`"), x->value);
+    diag_note(t->m->eqs.data[first].span, "the other initial value");
+    return true;
+}
+
 static void start_values(St *t, Expr **init, bool *explicit_only) {
     System *s = t->s;
     s->start = ARENA_ARRAY(t->arena, Expr *, s->ny + 1);
@@ -82,26 +182,22 @@ static void start_values(St *t, Expr **init, bool *explicit_only) {
         s->start_yp[v->slot] = expr_const(c, 0);
     }
     *explicit_only = true;
+    Overrides ov = find_overrides(t, init);
     int32_t *by = ARENA_ARRAY(t->arena, int32_t, s->ny + 1); /* slot -> relation that set it + 1 */
     for (uint32_t i = 0; i < t->m->eqs.len; i++) {
-        if (t->m->eqs.data[i].kind != FE_INITIAL) continue;
-        Expr *r = lower(t, init[i]);
-        ExprVec ys = {0}, yps = {0};
-        expr_leaves(c, r, EXPR_Y, &ys);
-        expr_leaves(c, r, EXPR_YP, &yps);
-        Expr *x = ys.len == 1 && yps.len == 0 ? expr_solve_linear(c, r, ys.data[0]) : NULL;
-        bool simple = x && s->y_is_diff[ys.data[0]->index];
-        if (x && !simple) { /* an algebraic unknown: a good guess, and --initial may replace it */
-            s->start[ys.data[0]->index] = x;
-            if (!t->init_of[ys.data[0]->index]) t->init_of[ys.data[0]->index] = (int32_t)i + 1;
+        if (t->m->eqs.data[i].kind != FE_INITIAL || !init[i]) continue;
+        if (replaced(t, &ov, init, i)) { init[i] = NULL; continue; }
+        Expr *x;
+        int32_t y = start_of(t, init[i], &x);
+        bool simple = y >= 0 && s->y_is_diff[y];
+        if (y >= 0 && !simple) { /* an algebraic unknown: a good guess, and --initial may replace it */
+            s->start[y] = x;
+            if (!t->init_of[y]) t->init_of[y] = (int32_t)i + 1;
         }
         if (!simple) { *explicit_only = false; continue; }
-        uint32_t y = ys.data[0]->index;
-        if (by[y]) { /* a second start value for one alias set: the first relation wins */
-            diag_warning(t->m->eqs.data[i].span, "a second initial value for `%s` (aliases of one "
-                         "variable); the first one is used", s->y_names[y]);
-            diag_note(t->m->eqs.data[by[y] - 1].span, "first initial value");
-            init[i] = NULL;
+        if (by[y]) { /* a second start value for one alias set */
+            if (second_start(t, (uint32_t)y, (uint32_t)by[y] - 1, i, x)) init[i] = NULL;
+            else *explicit_only = false;
             continue;
         }
         by[y] = (int32_t)i + 1;
@@ -183,86 +279,191 @@ static void init_layout(St *t) {
 }
 
 /* row origins: an equation of the simulation system (SEq index), an
- * initial relation (ROW_INITIAL | flat index), a fixed state (ROW_FIXED | y) */
+ * initial relation (ROW_INITIAL | flat index), a start row (ROW_FIXED | y) */
 #define ROW_INITIAL 0x80000000u
 #define ROW_FIXED 0x40000000u
 
-static void row_note(St *t, uint32_t src, const char *what) {
-    if (src & ROW_FIXED) diag_note((Span){0}, "%s: the start value of `%s`", what, t->s->y_names[src & ~ROW_FIXED]);
-    else if (src & ROW_INITIAL) diag_note(t->m->eqs.data[src & ~ROW_INITIAL].span, "%s (initial relation)", what);
-    else st_note_eq(t, src, what);
+/* candidate rows by class (see the opening comment), in this order */
+typedef enum { RC_MODEL, RC_OVERRIDE, RC_INITIAL, RC_START, RC_COUNT } RowClass;
+
+typedef struct {
+    ExprVec rows;           /* residuals over Z, P, TIME */
+    U32Vec src;             /* origin of each row */
+    uint32_t end[RC_COUNT]; /* class c: rows [end[c-1], end[c]) */
+    int32_t *rm, *cm;       /* matching: row -> z, z -> row, -1 = none */
+} Cand;
+
+static const char *row_name(St *t, uint32_t o) {
+    if (o & ROW_FIXED) return arena_printf(t->arena, "start value of %s", t->s->y_names[o & ~ROW_FIXED]);
+    if (o & ROW_INITIAL) return st_eq_text(t, o & ~ROW_INITIAL, "initial ", "");
+    SEq *q = &t->eq.data[o];
+    return q->flat < 0 ? "derivative of a state" : st_eq_text(t, (uint32_t)q->flat, "", q->order ? " (differentiated)" : "");
 }
 
-/* Under-determined: every state that no initial relation mentions (neither
- * it nor its derivative) is fixed at its guess/default; one warning lists them. */
-static void fix_states(St *t, ExprVec *rows, U32Vec *src, unsigned char *mentioned) {
+static void add_row(St *t, Cand *c, Expr *r, uint32_t src) {
+    vec_push(t->arena, &c->rows, r);
+    vec_push(t->arena, &c->src, src);
+}
+
+/* every candidate row, class by class (t->to_init is set) */
+static void candidates(St *t, Expr **init, Cand *c) {
     System *s = t->s;
-    DiagList list = {.arena = t->arena};
-    for (uint32_t y = 0; y < s->ny && rows->len < s->init_n; y++) {
-        if (!s->y_is_diff[y] || mentioned[y] || mentioned[t->zslot[y]]) continue;
-        diag_list_add(&list, s->y_names[y]);
-        Expr *zy = expr_leaf(t->c, EXPR_Z, y);
-        vec_push(t->arena, rows, expr_sub(t->c, zy, expr_subst(t->c, s->start[y], map_missing, t)));
-        vec_push(t->arena, src, ROW_FIXED | y);
+    for (uint32_t r = 0; r < t->resid_sv.len; r++) add_row(t, c, lower(t, t->resid_sv.data[r]), t->resid_eq.data[r]);
+    c->end[RC_MODEL] = c->rows.len;
+    for (int pass = 0; pass < 2; pass++) { /* the overrides, then the model's own */
+        for (uint32_t i = 0; i < t->m->eqs.len; i++) {
+            FlatEq *q = &t->m->eqs.data[i];
+            if (q->kind == FE_INITIAL && init[i] && q->is_override == (pass == 0))
+                add_row(t, c, lower(t, init[i]), ROW_INITIAL | i);
+        }
+        c->end[RC_OVERRIDE + pass] = c->rows.len;
     }
+    for (uint32_t y = 0; y < s->ny; y++)
+        if (s->y_is_diff[y])
+            add_row(t, c, expr_sub(t->c, expr_leaf(t->c, EXPR_Z, y), expr_subst(t->c, s->start[y], map_missing, t)),
+                    ROW_FIXED | y);
+    c->end[RC_START] = c->rows.len;
+}
+
+/* maximum matching of rows to z, extended class by class */
+static void select_rows(St *t, Cand *c) {
+    uint32_t n = t->s->init_n, nr = c->rows.len;
+    StGraph g = {nr, n, ARENA_ARRAY(t->arena, uint32_t, nr + 1), NULL};
+    U32Vec adj = {0};
+    for (uint32_t r = 0; r < nr; r++) {
+        ExprVec zs = {0};
+        expr_leaves(t->c, c->rows.data[r], EXPR_Z, &zs);
+        for (uint32_t k = 0; k < zs.len; k++) vec_push(t->arena, &adj, zs.data[k]->index);
+        g.ptr[r + 1] = adj.len;
+    }
+    g.adj = adj.data;
+    c->rm = ARENA_ARRAY(t->arena, int32_t, nr + 1);
+    c->cm = ARENA_ARRAY(t->arena, int32_t, n + 1);
+    memset(c->rm, 0xff, sizeof *c->rm * (nr + 1));
+    memset(c->cm, 0xff, sizeof *c->cm * (n + 1));
+    for (int k = 0; k < RC_COUNT; k++) {
+        g.nrows = c->end[k];
+        st_bip_extend(t->arena, &g, c->rm, c->cm);
+    }
+}
+
+/* Unknowns no row determines: an error naming them. */
+static bool all_determined(St *t, Cand *c) {
+    System *s = t->s;
+    uint32_t free = 0;
+    for (uint32_t z = 0; z < s->init_n; z++) free += c->cm[z] < 0;
+    if (!free) return true;
+    Span sp = {0};
+    for (uint32_t i = 0; i < t->m->eqs.len && !sp.file; i++)
+        if (t->m->eqs.data[i].kind == FE_INITIAL) sp = t->m->eqs.data[i].span;
+    DiagList list = {.arena = t->arena};
+    for (uint32_t z = 0; z < s->init_n; z++)
+        if (c->cm[z] < 0)
+            diag_list_add(&list, s->init_target_kind[z] == EXPR_P
+                                     ? arena_printf(t->arena, "%s (a `missing` parameter)", s->init_names[z])
+                                     : s->init_names[z]);
+    diag_error(sp, "the initialization system of `%s` is under-determined: nothing determines %s", t->m->name,
+               diag_list_text(&list, "`dyadc flatten --structure`"));
+    return false;
+}
+
+/* Warning: the states whose start row was needed (nothing else sets them). */
+static void warn_started(St *t, Cand *c) {
+    DiagList list = {.arena = t->arena};
+    for (uint32_t r = c->end[RC_INITIAL]; r < c->end[RC_START]; r++)
+        if (c->rm[r] >= 0) diag_list_add(&list, t->s->y_names[c->src.data[r] & ~ROW_FIXED]);
     if (list.count)
         diag_warning((Span){0}, "no initial value for the state%s %s of `%s`; starting at the guess/default",
                      list.count > 1 ? "s" : "", diag_list_text(&list, "`dyadc flatten --structure`"),
                      t->m->name);
 }
 
-/* Counts, then a matching of rows to z unknowns (Hopcroft-Karp): the
- * equations left unmatched over-determine, the unknowns left unmatched are
- * not determined.  Errors name them. */
-static bool init_check(St *t, ExprVec *rows, U32Vec *src) {
-    System *s = t->s;
-    StGraph g = {rows->len, s->init_n, ARENA_ARRAY(t->arena, uint32_t, rows->len + 1), NULL};
-    U32Vec adj = {0};
-    for (uint32_t r = 0; r < rows->len; r++) {
-        ExprVec zs = {0};
-        expr_leaves(t->c, rows->data[r], EXPR_Z, &zs);
-        for (uint32_t k = 0; k < zs.len; k++) vec_push(t->arena, &adj, zs.data[k]->index);
-        g.ptr[r + 1] = adj.len;
+/* the selected rows that determine the unknowns of row r, for messages */
+static const char *determined_by(St *t, Cand *c, uint32_t r) {
+    ExprVec zs = {0};
+    expr_leaves(t->c, c->rows.data[r], EXPR_Z, &zs);
+    char *list = NULL;
+    for (uint32_t k = 0; k < zs.len && k < 4; k++) {
+        int32_t by = c->cm[zs.data[k]->index];
+        if (by < 0) continue;
+        const char *nm = row_name(t, c->src.data[by]);
+        list = list ? arena_printf(t->arena, "%s; `%s`", list, nm) : arena_printf(t->arena, "`%s`", nm);
     }
-    g.adj = adj.data;
-    int32_t *rm = ARENA_ARRAY(t->arena, int32_t, rows->len + 1), *cm = ARENA_ARRAY(t->arena, int32_t, s->init_n + 1);
-    uint32_t matched = st_bip_match(t->arena, &g, rm, cm);
-    if (rows->len == s->init_n && matched == s->init_n) return true;
-    Span sp = {0};
-    for (uint32_t i = 0; i < t->m->eqs.len && !sp.file; i++)
-        if (t->m->eqs.data[i].kind == FE_INITIAL) sp = t->m->eqs.data[i].span;
-    const char *how = rows->len > s->init_n ? "over-determined" : rows->len < s->init_n ? "under-determined"
-                                                                                      : "structurally singular";
-    diag_error(sp, "the initialization system of `%s` is %s: %u equations (%u of the simulation "
-                   "system, %u initial relations) for %u unknowns",
-               t->m->name, how, rows->len, s->ny, rows->len - s->ny, s->init_n);
-    for (uint32_t r = 0; r < rows->len; r++)
-        if (rm[r] < 0) row_note(t, src->data[r], "no unknown left for this equation");
-    for (uint32_t z = 0; z < s->init_n; z++)
-        if (cm[z] < 0) diag_note((Span){0}, "nothing determines `%s`", s->init_names[z]);
-    return false;
+    if (zs.len > 4) list = arena_printf(t->arena, "%s; ...", list ? list : "");
+    return list ? list : "nothing (it involves no unknown)";
 }
 
-/* System.init_eq_names and initial_row (the runtime's messages, --initial) */
-static void init_names(St *t, U32Vec *src) {
+typedef struct {
+    ExprVec pairs;          /* lhs, rhs of each check, over Z, P, TIME */
+    Vec(const char *) names, with;
+} Checks;
+
+/* Row r is left over: a check for the runtime, or decided here when it is
+ * constant.  False after an error. */
+static bool add_check(St *t, Cand *c, uint32_t r, Checks *k) {
+    uint32_t o = c->src.data[r];
+    if (!(o & ROW_INITIAL)) {
+        diag_internal("structure: equation `%s` of the simulation system left out of the initialization system",
+                      row_name(t, o));
+        return false;
+    }
+    FlatEq *q = &t->m->eqs.data[o & ~ROW_INITIAL];
+    Expr *l = lower(t, st_to_sv(t, q->lhs)), *rhs = lower(t, st_to_sv(t, q->rhs));
+    const char *nm = row_name(t, o), *with = determined_by(t, c, r);
+    if (expr_is_const(l) && expr_is_const(rhs)) {
+        if (l->value == rhs->value) {
+            diag_warning(q->span, "redundant initial relation `%s`: it holds already, with its unknowns "
+                                  "determined by %s; ignored", nm, with);
+            return true;
+        }
+        diag_error(q->span, "inconsistent initialization: `%s` cannot hold (its sides are %.17g and %.17g) with "
+                            "its unknowns determined by %s", nm, l->value, rhs->value, with);
+        return false;
+    }
+    vec_push(t->arena, &k->pairs, l);
+    vec_push(t->arena, &k->pairs, rhs);
+    vec_push(t->arena, &k->names, nm);
+    vec_push(t->arena, &k->with, with);
+    return true;
+}
+
+/* The selected rows as the System's init system, the left-over relations
+ * as its checks; names and initial_row (the runtime's messages, --initial). */
+static bool emit_rows(St *t, Cand *c) {
     System *s = t->s;
+    ExprVec sel = {0};
+    Checks k = {0};
     s->init_eq_names = ARENA_ARRAY(t->arena, const char *, s->init_n + 1);
     s->initial_row = ARENA_ARRAY(t->arena, int32_t, s->ny + 1);
+    for (uint32_t y = 0; y < s->ny; y++) s->initial_row[y] = -1;
     int32_t *row_of = ARENA_ARRAY(t->arena, int32_t, t->m->eqs.len + 1); /* flat initial eq -> row + 1 */
-    for (uint32_t r = 0; r < src->len; r++) {
-        uint32_t o = src->data[r];
-        if (o & ROW_FIXED) s->init_eq_names[r] = arena_printf(t->arena, "start value of %s", s->y_names[o & ~ROW_FIXED]);
-        else if (o & ROW_INITIAL) {
-            s->init_eq_names[r] = st_eq_text(t, o & ~ROW_INITIAL, "initial ", "");
-            row_of[o & ~ROW_INITIAL] = (int32_t)r + 1;
-        } else {
-            SEq *q = &t->eq.data[o];
-            s->init_eq_names[r] = q->flat < 0 ? "derivative of a state"
-                                  : st_eq_text(t, (uint32_t)q->flat, "", q->order ? " (differentiated)" : "");
+    bool ok = true;
+    for (uint32_t r = 0; r < c->rows.len; r++) {
+        uint32_t o = c->src.data[r];
+        if (c->rm[r] < 0) {
+            if (r < c->end[RC_INITIAL]) ok &= add_check(t, c, r, &k);
+            continue;
         }
+        uint32_t row = sel.len;
+        vec_push(t->arena, &sel, c->rows.data[r]);
+        s->init_eq_names[row] = row_name(t, o);
+        if (o & ROW_FIXED) s->initial_row[o & ~ROW_FIXED] = (int32_t)row;
+        if (o & ROW_INITIAL) row_of[o & ~ROW_INITIAL] = (int32_t)row + 1;
     }
-    for (uint32_t y = 0; y < s->ny; y++)
-        s->initial_row[y] = t->init_of[y] ? row_of[t->init_of[y] - 1] - 1 : -1;
+    if (!ok) return false;
+    for (uint32_t y = 0; y < s->ny; y++) /* the relation --initial replaces, else the start row */
+        if (t->init_of[y] && row_of[t->init_of[y] - 1]) s->initial_row[y] = row_of[t->init_of[y] - 1] - 1;
+    init_jacobian(t, &sel);
+    s->init_ncheck = k.names.len;
+    s->init_resid = ARENA_ARRAY(t->arena, Expr *, sel.len + k.pairs.len + 1);
+    memcpy(s->init_resid, sel.data, sizeof *sel.data * sel.len);
+    if (k.pairs.len) memcpy(s->init_resid + sel.len, k.pairs.data, sizeof *k.pairs.data * k.pairs.len);
+    const char **names = ARENA_ARRAY(t->arena, const char *, s->init_n + k.names.len + 1);
+    memcpy(names, s->init_eq_names, sizeof *names * s->init_n);
+    if (k.names.len) memcpy(names + s->init_n, k.names.data, sizeof *names * k.names.len);
+    s->init_eq_names = names;
+    s->init_check_with = k.with.data;
+    return true;
 }
 
 /* Nonlinear algebraic blocks are where IDACalcIC alone can fail without
@@ -282,32 +483,20 @@ void struct_build_init(St *t) {
     Expr **init = initial_relations(t);
     if (!init) return;
     t->init_of = ARENA_ARRAY(t->arena, int32_t, s->ny + 1);
+    unsigned errors = diag_error_count();
     start_values(t, init, &explicit_only);
+    if (diag_error_count() > errors) return;
     bool missing = false;
     for (uint32_t p = 0; p < s->np; p++) missing |= (s->param_flags[p] & SYS_PARAM_MISSING) != 0;
     if (explicit_only && !missing && !has_nonlinear_blocks(t)) return;
     init_layout(t);
     t->to_init = true;
-    /* rows: the simulation residuals at t0, then the initial relations */
-    ExprVec rows = {0};
-    U32Vec src = {0}; /* row origin, see row_note() */
-    for (uint32_t r = 0; r < t->resid_sv.len; r++) {
-        vec_push(t->arena, &rows, lower(t, t->resid_sv.data[r]));
-        vec_push(t->arena, &src, t->resid_eq.data[r]);
-    }
-    unsigned char *mentioned = ARENA_ARRAY(t->arena, unsigned char, s->init_n + 1);
-    for (uint32_t i = 0; i < t->m->eqs.len; i++) {
-        if (t->m->eqs.data[i].kind != FE_INITIAL || !init[i]) continue;
-        vec_push(t->arena, &rows, lower(t, init[i]));
-        vec_push(t->arena, &src, ROW_INITIAL | i);
-        ExprVec zs = {0};
-        expr_leaves(t->c, rows.data[rows.len - 1], EXPR_Z, &zs);
-        for (uint32_t k = 0; k < zs.len; k++) mentioned[zs.data[k]->index] = 1;
-    }
-    fix_states(t, &rows, &src, mentioned);
+    Cand c = {0};
+    candidates(t, init, &c);
+    select_rows(t, &c);
+    bool ok = all_determined(t, &c);
+    if (ok) warn_started(t, &c);
+    if (ok) ok = emit_rows(t, &c);
     t->to_init = false;
-    if (!init_check(t, &rows, &src)) return;
-    init_names(t, &src);
-    s->init_resid = rows.data;
-    init_jacobian(t, &rows);
+    if (!ok) s->init_n = 0;
 }

@@ -9,6 +9,9 @@
  * acausal model), so the phases only repair what is left.  Both searches
  * use explicit stacks: a million-equation chain cannot overflow the C stack.
  *
+ * st_bip_extend continues from a given matching (the initialization
+ * system matches its rows by priority, each class extending the last).
+ *
  * st_augment: one augmenting-path search from one equation with the
  * coloring Pantelides' algorithm needs (every visited equation and unknown
  * stays marked, so the caller sees the structurally singular subset when
@@ -116,10 +119,16 @@ static bool dfs(Hk *h, uint32_t root) {
 }
 
 uint32_t st_bip_match(Arena *a, const StGraph *g, int32_t *rm, int32_t *cm) {
-    uint32_t n = g->nrows + 1;
-    Hk h = {g, rm, cm, ARENA_ARRAY(a, uint32_t, n), ARENA_ARRAY(a, uint32_t, n), ARENA_ARRAY(a, uint32_t, n)};
     memset(rm, 0xff, sizeof *rm * g->nrows);
     memset(cm, 0xff, sizeof *cm * g->ncols);
+    return st_bip_extend(a, g, rm, cm);
+}
+
+/* Hopcroft-Karp from the matching already in rm/cm: augmenting paths only
+ * re-pair matched rows, so every row matched before stays matched. */
+uint32_t st_bip_extend(Arena *a, const StGraph *g, int32_t *rm, int32_t *cm) {
+    uint32_t n = g->nrows + 1;
+    Hk h = {g, rm, cm, ARENA_ARRAY(a, uint32_t, n), ARENA_ARRAY(a, uint32_t, n), ARENA_ARRAY(a, uint32_t, n)};
     greedy(&h);
     while (bfs(&h)) {
         memset(h.it, 0, sizeof *h.it * g->nrows);

@@ -122,6 +122,8 @@ typedef struct {
     uint32_t *adj;     /* [ptr[nrows]] */
 } StGraph;
 uint32_t st_bip_match(Arena *a, const StGraph *g, int32_t *row_match, int32_t *col_match);
+/* the same from the matching in row_match/col_match (rows matched stay matched) */
+uint32_t st_bip_extend(Arena *a, const StGraph *g, int32_t *row_match, int32_t *col_match);
 /* ... over (eqs accepted by `use_eq`, unknown svs accepted by `use_var`) */
 typedef bool (*StVarFilter)(St *t, uint32_t sv);
 typedef bool (*StEqFilter)(St *t, uint32_t e);

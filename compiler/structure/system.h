@@ -153,6 +153,14 @@ typedef struct System {
                                      `--initial y_k=V` replaces by z = V), -1
                                      when y_k has none; codegen derives the
                                      matching z from init_target_kind/index */
+    /* Checks: initial relations that over-determine the initialization
+     * system (init.c).  init_resid has init_n + 2 * init_ncheck entries: the
+     * square system, then (lhs, rhs) of each check, which the runtime
+     * compares once the square system is solved; init_eq_names has init_n +
+     * init_ncheck. */
+    uint32_t init_ncheck;
+    const char **init_check_with; /* [init_ncheck] the relations that determine
+                                     the check's unknowns, for messages */
 } System;
 
 #endif

@@ -339,6 +339,138 @@ START_TEST(required_parameters) {
 }
 END_TEST
 
+/* ---- initial values on anything (e2e/initial.dyad) -----------------------
+ * RC with R = 2, C = 0.5, V = 1: v_C = 1 - (1 - v0) e^{-t}.  --initial on a
+ * current (computed from the state) or a connector voltage (an alias) fixes
+ * v0 through the circuit: resistor.i = 0.25 gives v0 = 1 - 2 * 0.25. */
+static double rc_v0;
+static double rc_exact(double t) { return 1 - (1 - rc_v0) * exp(-t); }
+
+static void check_rc(const char *csv, double v0) {
+    StCsv c = read_csv(csv);
+    rc_v0 = v0;
+    double err = max_error(&c, "capacitor.v", rc_exact);
+    fprintf(stderr, "RC v0 = %g: max |v - exact| = %.3g\n", v0, err);
+    ck_assert_msg(err < 1e-6, "RC from v0 = %g: error %g", v0, err);
+    st_csv_free(&c);
+}
+
+/* run `dyadc run initial.dyad --model M extra... -o out`, exit status */
+static int run_initial(const char *model, const char *out, const char *log, char *const extra[]) {
+    char *argv[32] = {(char *)DYADC, "run", (char *)E2E("initial.dyad"), "--model", (char *)model,
+                      "--stop", "2", "--rtol", "1e-9", "--atol", "1e-11", "-o", (char *)out};
+    int n = 13;
+    for (int i = 0; extra[i]; i++) argv[n++] = extra[i];
+    argv[n] = NULL;
+    return st_run(argv, log);
+}
+
+START_TEST(initial_on_anything) {
+    ck_assert_int_eq(run_initial("RCFree", "e2e_ini_i.csv", "e2e_ini_i.log",
+                                 (char *[]){"--initial", "resistor.i=0.25", NULL}), 0);
+    check_rc("e2e_ini_i.csv", 0.5);
+    ck_assert_int_eq(run_initial("RCFree", "e2e_ini_p.csv", "e2e_ini_p.log",
+                                 (char *[]){"--initial", "capacitor.p.v=0.25", NULL}), 0);
+    check_rc("e2e_ini_p.csv", 0.25);
+    /* the model's own `initial capacitor.v = 0` is replaced through an alias */
+    ck_assert_int_eq(run_initial("RCInit", "e2e_ini_r.csv", "e2e_ini_r.log",
+                                 (char *[]){"--initial", "capacitor.p.v=0.75", NULL}), 0);
+    check_rc("e2e_ini_r.csv", 0.75);
+    /* ... but a relation on another variable conflicts with it: both named */
+    ck_assert_int_eq(run_initial("RCInit", "e2e_ini_c.csv", "e2e_ini_c.log",
+                                 (char *[]){"--initial", "resistor.i=0.25", NULL}), 1);
+    char *text = st_slurp("e2e_ini_c.log");
+    fprintf(stderr, "RCInit --initial resistor.i: %s", text);
+    assert_contains(text, "error: inconsistent initialization");
+    assert_contains(text, "initial capacitor.v = 0 (");
+    assert_contains(text, "initial.dyad:");
+    assert_contains(text, "initial resistor.i = 0.25 (--initial)");
+    free(text);
+    /* unknown names and parameters */
+    ck_assert_int_eq(run_initial("RCFree", "e2e_ini_u.csv", "e2e_ini_u.log",
+                                 (char *[]){"--initial", "capacitor.vv=1", NULL}), 1);
+    text = st_slurp("e2e_ini_u.log");
+    assert_contains(text, "did you mean `capacitor.v`?");
+    free(text);
+    ck_assert_int_eq(run_initial("RCFree", "e2e_ini_k.csv", "e2e_ini_k.log",
+                                 (char *[]){"--initial", "resistor.R=1", NULL}), 1);
+    text = st_slurp("e2e_ini_k.log");
+    assert_contains(text, "is a parameter, not a variable; set it with -p resistor.R=VALUE");
+    free(text);
+    /* a built simulator: an alias at run time; a computed variable needs the compiler */
+    char *build[] = {(char *)DYADC, "build", (char *)E2E("initial.dyad"), "--model", "RCFree", "-o",
+                     "e2e_ini_exe", NULL};
+    ck_assert_int_eq(st_run(build, "e2e_ini_build.log"), 0);
+    char *exe[] = {"./e2e_ini_exe", "--initial", "capacitor.p.v=0.25", "--stop", "2", "--rtol", "1e-9",
+                   "--atol", "1e-11", "-o", "e2e_ini_exe.csv", NULL};
+    ck_assert_int_eq(st_run(exe, "e2e_ini_exe.log"), 0);
+    check_rc("e2e_ini_exe.csv", 0.25);
+    char *exe_i[] = {"./e2e_ini_exe", "--initial", "resistor.i=0.25", "-o", "e2e_ini_exe_i.csv", NULL};
+    ck_assert_int_eq(st_run(exe_i, "e2e_ini_exe_i.log"), 1);
+    text = st_slurp("e2e_ini_exe_i.log");
+    assert_contains(text, "give it to the compiler instead");
+    free(text);
+}
+END_TEST
+
+/* x'' = -x from x = 1, v = 0: x = cos t */
+static double osc_scale;
+static double osc_exact(double t) { return osc_scale * cos(t); }
+
+static void check_cos(const char *csv, const char *col_name, double x0) {
+    StCsv c = read_csv(csv);
+    osc_scale = x0;
+    double err = max_error(&c, col_name, osc_exact);
+    fprintf(stderr, "%s = %g cos t: max error %.3g\n", col_name, x0, err);
+    ck_assert_msg(err < 1e-6, "%s: error %g", col_name, err);
+    st_csv_free(&c);
+}
+
+/* Over-determined initializations: consistent ones run with a warning
+ * naming the redundant relation, inconsistent ones stop naming the
+ * relations in conflict with their lines. */
+/* run initial.dyad's `model` (CSV e2e_<tag>.csv), expect exit `rc`; its log */
+static char *initial_log(const char *model, const char *tag, int rc, char *const extra[]) {
+    char csv[64], log[64];
+    snprintf(csv, sizeof csv, "e2e_%s.csv", tag);
+    snprintf(log, sizeof log, "e2e_%s.log", tag);
+    ck_assert_int_eq(run_initial(model, csv, log, extra), rc);
+    char *text = st_slurp(log);
+    fprintf(stderr, "%s %s: %s", model, tag, text);
+    return text;
+}
+
+static const struct {
+    const char *model, *tag;
+    int rc;
+    char *extra[5];
+    const char *says[4];
+} over_cases[] = {
+    {"Oscillator", "osc", 0, {NULL}, {"warning: redundant initial relation `initial v = 0 ("}},
+    {"Oscillator", "osc3", 1, {"-p", "c=3"},
+     {"error: inconsistent initialization: `initial v = 0 (", "initial.dyad:34)", "initial x + v = c (",
+      "initial.dyad:33)"}},
+    /* two initial values for aliases of one state */
+    {"Twin", "twin", 0, {NULL}, {"warning: redundant initial relation `initial b.s = b.s0 ("}},
+    {"Twin", "twin2", 1, {"-p", "q=2"},
+     {"error: inconsistent initialization: `initial b.s = b.s0 (", "(its sides are 1 and 2)",
+      "`initial a.s = a.s0 ("}},
+    /* an override on the shared variable replaces both */
+    {"Twin", "twin3", 0, {"-p", "q=2", "--initial", "swing.x=0.5"}, {NULL}},
+};
+
+START_TEST(over_determined_initialization) {
+    for (size_t i = 0; i < sizeof over_cases / sizeof over_cases[0]; i++) {
+        char *text = initial_log(over_cases[i].model, over_cases[i].tag, over_cases[i].rc, over_cases[i].extra);
+        for (int k = 0; k < 4 && over_cases[i].says[k]; k++) assert_contains(text, over_cases[i].says[k]);
+        free(text);
+    }
+    check_cos("e2e_osc.csv", "x", 1);
+    check_cos("e2e_twin.csv", "swing.x", 1);
+    check_cos("e2e_twin3.csv", "swing.x", 0.5);
+}
+END_TEST
+
 /* ---- --plot: gnuplot draws the CSV; without gnuplot a clear message ----- */
 
 static int file_starts_with(const char *path, const char *magic, size_t n) {
@@ -403,6 +535,8 @@ static Suite *suite(void) {
     tcase_add_test(tc, failed_assertion);
     tcase_add_test(tc, rectifier_events);
     tcase_add_test(tc, required_parameters);
+    tcase_add_test(tc, initial_on_anything);
+    tcase_add_test(tc, over_determined_initialization);
     tcase_add_test(tc, plot_png_svg_and_no_gnuplot);
     suite_add_tcase(s, tc);
     return s;

@@ -292,7 +292,7 @@ static const struct {
     {"--interval 0", "error: --interval must be positive"},
     {"--saveat 0.5,0.2", "error: --saveat: times must be strictly increasing"},
     {"--saveat 3", "error: --saveat: times must lie within"},
-    {"--initial x=1", "error: unknown state for --initial 'x'"},
+    {"--initial x=1", "error: unknown variable for --initial 'x'"},
     {"--stop", "error: option --stop needs a value"},
     {"--stop -1", "error: stop time -1 is before start time 0"},
 };
