@@ -89,24 +89,21 @@ const char *st_eq_text(St *t, uint32_t flat, const char *pre, const char *post) 
     return text_close(t, f, &buf, &len);
 }
 
-static const char *const block_names[] = {"assignment", "state derivative", "implicit",
-                                          "linear loop", "nonlinear loop", "sparse loop"};
-
 static void report_blocks(St *t, FILE *out) {
     fprintf(out, "blt blocks (%u)\n", t->blocks.len);
     for (uint32_t i = 0; i < t->blocks.len; i++) {
         Block *b = &t->blocks.data[i];
-        fprintf(out, "  %u %s", i + 1, block_names[b->kind]);
+        fprintf(out, "  %u %s", i + 1, sys_block_kind_names[b->kind]);
         if (b->size > 1) fprintf(out, " (size %u)", b->size);
         fputc(':', out);
         for (uint32_t k = 0; k < b->size && k < 12; k++) fprintf(out, " %s", st_sv_name(t, t->bvars.data[b->first + k]));
         if (b->size > 12) fprintf(out, " ...");
-        if (b->kind == BK_ASSIGN) {
+        if (b->kind == SB_ASSIGN) {
             fputs(" := ", out);
             print_capped(out, t->c, t->sv.data[t->bvars.data[b->first]].value, sv_leaf, t);
         }
         fputc('\n', out);
-        if (b->ntorn && b->kind != BK_SPARSE) {
+        if (b->ntorn && b->kind != SB_SPARSE) {
             fputs("    iteration variables:", out);
             for (uint32_t k = 0; k < b->ntorn; k++) fprintf(out, " %s", st_sv_name(t, t->torn.data[b->tfirst + k]));
             fputc('\n', out);

@@ -13,6 +13,24 @@
  * data (output copies, constant defaults and start values) is classified
  * here, in the tables below.
  *
+ * The BLT block sequence is kept beside the residual form (`blocks`):
+ * in BLT order (dependencies first), each block names the unknowns it
+ * determines and where its residual rows are, so a consumer can evaluate
+ * the system block by block (initialization, model exchange, clocked
+ * partitions) instead of as one residual:
+ *   SB_ASSIGN         one unknown, no residual row: assigned[k] := value,
+ *                     computed from the blocks before it;
+ *   SB_STATE_DER      one row: the y' of a state (IDA's residual for it);
+ *   SB_IMPLICIT       one row, one unknown kept implicit (solvability rule);
+ *   SB_LINEAR, SB_NONLINEAR  a torn algebraic loop: its iteration variables
+ *                     (the block's first `ntear` unknowns, IDA unknowns) and
+ *                     as many residual rows; the other unknowns are assigned
+ *                     inside the loop from the iteration variables;
+ *   SB_SPARSE         a loop too large to tear: every unknown an iteration
+ *                     variable, one row each.
+ * Residual rows of one block are consecutive in `resid`, blocks in order,
+ * so resid[res_first .. res_first + ntear) are block b's rows.
+ *
  * Events (structure/events.c): every relation on continuous values is an
  * event k with a zero-crossing function zc[k] and a mode, the leaf
  * EXPR_MODE(k): 1 while zc[k] > 0, 0 otherwise, changed only at events
@@ -32,6 +50,39 @@
 
 #include "expr.h"
 #include "support.h"
+
+#define SYS_BLOCK_KINDS(X)                                        \
+    X(SB_ASSIGN, "assignment")                                    \
+    X(SB_STATE_DER, "state derivative")                           \
+    X(SB_IMPLICIT, "implicit")                                    \
+    X(SB_LINEAR, "linear loop")                                   \
+    X(SB_NONLINEAR, "nonlinear loop")                             \
+    X(SB_SPARSE, "sparse loop")
+
+typedef enum {
+#define X(k, name) k,
+    SYS_BLOCK_KINDS(X)
+#undef X
+    SB_KIND_COUNT
+} SysBlockKind;
+
+extern const char *const sys_block_kind_names[SB_KIND_COUNT];
+
+/* what a block determines: y[index], y'[index] or assigned[index] */
+typedef enum { SU_Y, SU_YP, SU_ASSIGNED } SysUnknownKind;
+
+typedef struct SysUnknown {
+    uint8_t kind;                 /* SysUnknownKind */
+    uint32_t index;
+} SysUnknown;
+
+typedef struct SysBlock {
+    uint8_t kind;                 /* SysBlockKind */
+    uint32_t first, n;            /* block_unknowns[first .. first + n) */
+    uint32_t ntear;               /* the first ntear of them are iteration
+                                     variables (Y or YP); as many residual rows */
+    uint32_t res_first;           /* resid[res_first .. res_first + ntear) */
+} SysBlock;
 
 /* param_flags bits */
 typedef enum {
@@ -99,6 +150,15 @@ typedef struct System {
     int32_t *jac_rowidx;          /* [jac_nnz] */
     Expr **jac_dy;                /* [jac_nnz] dF_row/dy_col */
     Expr **jac_dyp;               /* [jac_nnz] dF_row/dy'_col; J = dy + cj*dyp */
+
+    /* the BLT block sequence of F (see above) */
+    uint32_t nblocks;
+    SysBlock *blocks;             /* [nblocks] in BLT order */
+    SysUnknown *block_unknowns;   /* [sum of n] */
+    uint32_t nassigned;
+    const char **assigned_names;  /* [nassigned] e.g. "r1.i", "der(x)" */
+    Expr **assigned_value;        /* [nassigned] over Y, YP, P, TIME (the
+                                     earlier assignments substituted) */
 
     /* outputs: every flat variable, aliases included */
     uint32_t nout;
