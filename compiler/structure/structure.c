@@ -210,7 +210,8 @@ static void build_params(St *t) {
         FlatVar *v = &t->m->vars.data[t->pvar[p]];
         s->param_names[p] = v->name;
         s->param_flags[p] = (v->is_final || v->kind == FV_CONSTANT ? SYS_PARAM_FINAL : 0) |
-                            (v->kind == FV_PARAM_MISSING ? SYS_PARAM_MISSING : 0);
+                            (v->kind == FV_PARAM_MISSING ? SYS_PARAM_MISSING : 0) |
+                            (flat_kind_is_discrete(v->kind) ? SYS_PARAM_DISCRETE : 0);
         s->param_default[p] = v->value ? lower(t, v->value) : NULL;
         if (!v->value && v->kind == FV_PARAMETER) s->param_flags[p] |= SYS_PARAM_REQUIRED;
         if (v->value && !expr_is_const(s->param_default[p])) s->param_flags[p] |= SYS_PARAM_DEPENDENT;
@@ -349,7 +350,7 @@ static void build_outputs(St *t) {
     s->out = ARENA_ARRAY(t->arena, Expr *, t->m->vars.len + 1);
     s->out_names = ARENA_ARRAY(t->arena, const char *, t->m->vars.len + 1);
     for (uint32_t v = 0; v < t->m->vars.len; v++) {
-        if (t->m->vars.data[v].kind != FV_VARIABLE) continue;
+        if (!flat_kind_is_unknown(t->m->vars.data[v].kind)) continue; /* clocked ones too */
         s->out_names[s->nout] = t->m->vars.data[v].name;
         s->out[s->nout++] = lower(t, st_to_sv(t, expr_leaf(t->c, EXPR_VAR, v)));
     }
@@ -385,11 +386,6 @@ System *structure(FlatModel *m) {
         s->start_time = f->start, s->stop_time = f->stop, s->interval = f->interval, s->dtmax = f->dtmax;
         s->rtol = f->rtol, s->atol = f->atol, s->ntstops = f->ntstops, s->tstops = f->tstops;
     }
-    for (uint32_t v = 0; v < m->vars.len; v++)
-        if (flat_kind_is_discrete(m->vars.data[v].kind)) { /* partitions: not compiled yet */
-            diag_error(m->vars.data[v].span, "clocked partitions (`%s`) are not compiled yet", m->vars.data[v].name);
-            return NULL;
-        }
     if (!balance_check(&t)) return NULL;
     double t0 = timing_now();
     struct_alias(&t);
@@ -412,6 +408,8 @@ System *structure(FlatModel *m) {
     timing_sub("structure.events", &t0);
     build_jacobian(&t);
     timing_sub("structure.jacobian", &t0);
+    struct_build_clocks(&t);
+    timing_sub("structure.clocks", &t0);
     struct_build_init(&t);
     timing_sub("structure.init", &t0);
     struct_tables(s);

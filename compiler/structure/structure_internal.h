@@ -109,6 +109,8 @@ void st_keep_relation(void *t, Expr *old, Expr *new_); /* ExprNodeWatch: origins
 uint32_t st_der(St *t, uint32_t sv);    /* d/dt of sv (created on demand) */
 Expr *st_dt(St *t, Expr *e);            /* total time derivative in sv form */
 void st_incidence(St *t, uint32_t e);   /* (re)compute eq[e].inc */
+/* partition.c: clocks and their partitions (after the continuous system and its events) */
+void struct_build_clocks(St *t);
 /* alias.c, init.c, events.c */
 void struct_alias(St *t);
 void struct_build_init(St *t);

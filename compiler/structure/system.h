@@ -89,12 +89,14 @@ typedef enum {
     SYS_PARAM_FINAL = 1,       /* `final` or a constant: not overridable */
     SYS_PARAM_MISSING = 2,     /* value `missing`: solved at initialization */
     SYS_PARAM_DEPENDENT = 4,   /* default is an expression of other parameters */
-    SYS_PARAM_REQUIRED = 8     /* no value in the model: must be given (-p) */
+    SYS_PARAM_REQUIRED = 8,    /* no value in the model: must be given (-p) */
+    SYS_PARAM_DISCRETE = 16    /* a value of the clocked world (clocks), not a parameter */
 } SysParamFlag;
 
 /* what an event's mode means: X(NAME, description) */
 #define SYS_EVENT_KINDS(X) \
-    X(RELATION, "relation")    /* a < b, a <= b, a > b, a >= b, sign(a): mode = g > 0 */
+    X(RELATION, "relation")    /* a < b, a <= b, a > b, a >= b, sign(a): mode = g > 0 */ \
+    X(CLOCK, "clock")          /* a zero-crossing clock ticks at each crossing of g; mode = g > 0 */
 
 typedef enum {
 #define X(k, text) SYS_EV_##k,
@@ -115,6 +117,39 @@ typedef struct SysCopy {
     uint32_t index;            /* slot of SRC_Y, SRC_YP, SRC_P */
     double scale, offset;
 } SysCopy;
+
+/* One clock and its partition (docs/STRUCTURE.md, "Clocked partitions").
+ * A tick of the clock, at time t with the continuous point (y, y'):
+ *   1. p[sample_slot[i]] = sample[i]           (over Y, YP, P, TIME)
+ *   2. if nw > 0: solve resid(w) = 0 for the nw iteration unknowns w by
+ *      Newton, from w = guess, with the dense Jacobian jac (column-major,
+ *      jac[j*nw + i] = d resid[i] / d w[j]); over Z (= w), P, TIME
+ *   3. p[set_slot[i]] = set[i]                  (over Z, P, TIME): the new
+ *      values of the partition's variables
+ *   4. p[copy_dst[i]] = p[copy_src[i]], in order: previous values shift
+ *      (x@(clk-k) <- x@(clk-k+1), x@(clk-1) <- x), held values update.
+ * The discrete values are parameter slots flagged SYS_PARAM_DISCRETE. */
+typedef enum { SYS_CLOCK_PERIODIC, SYS_CLOCK_ZERO_CROSSING } SysClockKind;
+
+typedef struct SysClock {
+    const char *name;             /* e.g. "clock.clk" */
+    uint8_t kind;                 /* SysClockKind */
+    Expr *period, *offset;        /* periodic: over P */
+    int32_t zc;                   /* zero-crossing clock: its event (a SYS_EV_CLOCK), else -1 */
+    uint32_t nsample;
+    uint32_t *sample_slot;        /* [nsample] */
+    Expr **sample;                /* [nsample] */
+    uint32_t nw;
+    const char **w_names;         /* [nw] the variables iterated on */
+    Expr **resid;                 /* [nw] */
+    Expr **jac;                   /* [nw * nw] */
+    Expr **guess;                 /* [nw] over P */
+    uint32_t nset;
+    uint32_t *set_slot;           /* [nset] */
+    Expr **set;                   /* [nset] */
+    uint32_t ncopy;
+    uint32_t *copy_dst, *copy_src; /* [ncopy] */
+} SysClock;
 
 typedef struct System {
     ExprCtx *ctx;
@@ -191,6 +226,12 @@ typedef struct System {
     uint8_t *init_target_kind;    /* [init_n] EXPR_Y, EXPR_YP or EXPR_P: where
                                      init_finish stores z[i] */
     uint32_t *init_target_index;  /* [init_n] */
+
+    /* clocks and their partitions (ticks), in clock order; tick_order: the
+     * order in which clocks that tick at one instant are handled */
+    uint32_t nclocks;
+    SysClock *clocks;             /* [nclocks] */
+    uint32_t *tick_order;         /* [nclocks] */
 
     /* what the structural analysis decided (states, dummy derivatives, BLT
      * blocks, torn variables), as deterministic text for `--structure` */
