@@ -229,6 +229,8 @@ fmi2Component fmi2Instantiate(fmi2String instanceName, fmi2Type fmuType, fmi2Str
         why = "the GUID does not match this binary's modelDescription.xml";
     else if (dyrt_check_model(f->m) != 0)
         why = "malformed model descriptor";
+    else if (fmuType == fmi2ModelExchange && f->m->nclocks > 0)
+        why = "clocked partitions are not supported in Model Exchange; use Co-Simulation";
     else if (alloc_fmu(f) != 0)
         why = "out of memory";
     if (why) {
@@ -320,6 +322,8 @@ static int initialize(Fmu *f)
     double scale = dyrt_time_scale(f->sim);
     if (!rc)
         rc = dyrt_init(f->sim, f->start + scale / 500);
+    if (!rc && dyrt_tick_pending(f->sim))   /* ticks at the start belong to the initialization */
+        rc = dyrt_tick(f->sim);
     if (!rc)
         rc = take_point(f);
     f->initialized = !rc;
@@ -450,10 +454,12 @@ fmi2Status fmi2SetReal(fmi2Component c, const fmi2ValueReference vr[], size_t nv
         if (v >= (fmi2ValueReference)m->np)
             LEAVE(fail(f, "fmi2SetReal", "value reference %u is not a parameter that can be set",
                        v));
-        if (m->param_flags[v] & (DYRT_PARAM_FINAL | DYRT_PARAM_MISSING | DYRT_PARAM_DEPENDENT))
+        if (m->param_flags[v] & (DYRT_PARAM_FINAL | DYRT_PARAM_MISSING | DYRT_PARAM_DEPENDENT |
+                                 DYRT_PARAM_DISCRETE))
             LEAVE(fail(f, "fmi2SetReal", "parameter '%s' is %s and cannot be set",
                        m->param_names[v], (m->param_flags[v] & DYRT_PARAM_FINAL) ? "final"
                        : (m->param_flags[v] & DYRT_PARAM_MISSING) ? "computed by the initialization"
+                       : (m->param_flags[v] & DYRT_PARAM_DISCRETE) ? "a clocked value"
                        : "calculated from other parameters"));
         if (!isfinite(value[k]))
             LEAVE(fail(f, "fmi2SetReal", "parameter '%s': %g is not finite", m->param_names[v],
@@ -766,7 +772,9 @@ fmi2Status fmi2DoStep(fmi2Component c, fmi2Real currentCommunicationPoint,
                    f->stop));
     if (tout < t)
         tout = t;
-    if (dyrt_step_to(f->sim, tout) != 0)
+    /* a clock tick at the end of the step is done in it: the values at the
+     * communication point are those after the tick, as dyadc run's last row */
+    if (dyrt_step_to(f->sim, tout) != 0 || (dyrt_tick_pending(f->sim) && dyrt_tick(f->sim) != 0))
         LEAVE(fail(f, "fmi2DoStep", "the integration failed"));
     LEAVE(fmi2OK);
 }

@@ -222,7 +222,7 @@ static int fmu_cmd(Driver *d) {
         fputs("dyadc: error: fmu needs -o NAME.fmu\n", stderr);
         return 1;
     }
-    const char *kind = d->fmu_kind ? d->fmu_kind : "both";
+    const char *kind = d->fmu_kind ? d->fmu_kind : s->nclocks > 0 ? "cs" : "both";
     FmiExport x = {.model_identifier = fmi_identifier(d->arena, d->output),
                    .me = strcmp(kind, "cs") != 0, .cs = strcmp(kind, "me") != 0,
                    .version = DYADC_DRIVER_VERSION};

@@ -14,9 +14,8 @@
  *   der(x)              for each state x (a differential unknown y_i whose
  *                       value is variable k exactly): local, continuous,
  *                       <Real derivative="index of k"/>.
- * Units and descriptions come from the flat model (its variables in the
- * order the structure phase numbered them: parameter slots are the
- * non-variables in order, output columns the variables in order).
+ * Units and descriptions come from the flat model (its variables found by
+ * name).
  * ModelStructure: Outputs, Derivatives, InitialUnknowns (outputs,
  * calculated parameters, states and derivatives), each ascending, without
  * `dependencies` (the standard then assumes every known may matter).
@@ -77,25 +76,39 @@ const char *fmi_identifier(Arena *a, const char *fmu_path)
     return id;
 }
 
-/* Parameter slots and output columns to flat variables (structure.c's numbering). */
+/* Parameter slots and output columns to flat variables, by name (the
+ * System's names are the flat variables' strings; a hash of the text, so
+ * no pointer identity is assumed).  O(number of variables). */
+static uint64_t name_key(const char *s)
+{
+    return dyrt_fnv1a(0xcbf29ce484222325ULL, s);
+}
+
+static const FlatVar *find_var(const HashMap *h, const char *name)
+{
+    const FlatVar *v = hmap_get(h, name_key(name));
+    return v && strcmp(v->name, name) == 0 ? v : NULL;
+}
+
 static int map_vars(Desc *d, Arena *a)
 {
     const System *s = d->s;
+    HashMap h = {0};
+    for (uint32_t i = 0; i < d->m->vars.len; i++)
+        hmap_put(a, &h, name_key(d->m->vars.data[i].name), &d->m->vars.data[i]);
     d->pvar = ARENA_ARRAY(a, const FlatVar *, s->np + 1);
     d->ovar = ARENA_ARRAY(a, const FlatVar *, s->nout + 1);
-    uint32_t np = 0, no = 0;
-    for (uint32_t i = 0; i < d->m->vars.len; i++) {
-        const FlatVar *v = &d->m->vars.data[i];
-        if (v->kind != FV_VARIABLE && np < s->np && strcmp(v->name, s->param_names[np]) == 0)
-            d->pvar[np++] = v;
-        else if (v->kind == FV_VARIABLE && no < s->nout && strcmp(v->name, s->out_names[no]) == 0)
-            d->ovar[no++] = v;
-    }
-    if (np == s->np && no == s->nout)
-        return 0;
-    diag_internal("fmi: %u of %u parameters and %u of %u variables found in the flat model",
-                  np, s->np, no, s->nout);
-    return 1;
+    for (uint32_t p = 0; p < s->np; p++)
+        if (!(d->pvar[p] = find_var(&h, s->param_names[p]))) {
+            diag_internal("fmi: parameter `%s` is not in the flat model", s->param_names[p]);
+            return 1;
+        }
+    for (uint32_t k = 0; k < s->nout; k++)
+        if (!(d->ovar[k] = find_var(&h, s->out_names[k]))) {
+            diag_internal("fmi: variable `%s` is not in the flat model", s->out_names[k]);
+            return 1;
+        }
+    return 0;
 }
 
 /* The output column that is exactly y_i (the state variable), as the
@@ -179,7 +192,8 @@ static bool is_calculated_param(const System *s, uint32_t p)
 {
     unsigned char f = s->param_flags[p];
     const Expr *def = s->param_default[p];
-    return (f & (SYS_PARAM_MISSING | SYS_PARAM_DEPENDENT)) || !def || !expr_is_const(def);
+    return !(f & SYS_PARAM_DISCRETE) &&
+           ((f & (SYS_PARAM_MISSING | SYS_PARAM_DEPENDENT)) || !def || !expr_is_const(def));
 }
 
 static int parameter(Desc *d, uint32_t p)
@@ -187,6 +201,12 @@ static int parameter(Desc *d, uint32_t p)
     const System *s = d->s;
     const FlatVar *v = d->pvar[p];
     const Expr *def = s->param_default[p];
+    if (s->param_flags[p] & SYS_PARAM_DISCRETE) {     /* a clocked value */
+        var_open(d, v->name, p, "causality=\"local\" variability=\"discrete\" "
+                 "initial=\"calculated\"", v->doc);
+        var_close(d, v->units);
+        return 0;
+    }
     if ((s->param_flags[p] & SYS_PARAM_REQUIRED) || (!def && !(s->param_flags[p] & SYS_PARAM_MISSING))) {
         diag_error(v->span, "parameter `%s` has no value; an FMU needs a start value for every "
                    "parameter: give it one in the model", v->name);
@@ -318,6 +338,11 @@ static void default_experiment(Desc *d)
 
 int fmi_describe(FILE *out, const System *s, const FlatModel *m, const FmiExport *x)
 {
+    if (x->me && s->nclocks > 0) {
+        diag_error((Span){0}, "model `%s` has clocked partitions, which Model Exchange does not "
+                   "support yet; export it for Co-Simulation (--kind cs)", s->model_name);
+        return 1;
+    }
     Arena *a = arena_new();
     Desc d = {.out = out, .s = s, .m = m};
     int rc = map_vars(&d, a);

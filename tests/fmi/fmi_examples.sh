@@ -22,7 +22,8 @@ trap 'rm -rf "$tmp"' EXIT
 fail=0
 
 # name | dyadc arguments | stop | output interval | RK4 step | Dormand-Prince
-# tolerance | tolerances of the reference run (rtol atol)
+# tolerance | tolerances of the reference run (rtol atol); `-`: CS only (a
+# clocked model: Model Exchange does not support clocks yet)
 models='
 msd|tests/sim/msd.dyad --no-stdlib --model MassSpringDamper|1|0.01|1e-3|1e-10|1e-10 1e-12
 rc|tests/sim/rc.dyad --no-stdlib --model RC|1|0.01|1e-3|1e-10|1e-10 1e-12
@@ -34,6 +35,7 @@ gear|tests/sim/index/gear.dyad --no-stdlib --model Gear|1|0.01|1e-3|1e-10|1e-10 
 rc_circuit|examples/rc_circuit/RCCircuit.dyad --model RCCircuit|2|0.01|1e-3|1e-10|1e-10 1e-12
 spring_chain|examples/spring_chain/SpringChain.dyad --model SpringChain|2|0.01|1e-3|1e-10|1e-10 1e-12
 heat_rod|examples/heat_rod/HeatRod.dyad --model HeatRod|5|0.05|2e-3|1e-10|1e-10 1e-12
+clocks|tests/golden/structure/Clocks.dyad --no-stdlib --model Clocks|1|0.01|-|-|-
 '
 
 check() {   # name what command...
@@ -61,9 +63,11 @@ EOF
     fi
     # shellcheck disable=SC2086
     $dyadc run $args --stop "$stop" --interval "$dt" -o "$tmp/$n.run.csv" 2> /dev/null
-    set -- $ref
-    # shellcheck disable=SC2086
-    $dyadc run $args --stop "$stop" --interval "$dt" --rtol "$1" --atol "$2" -o "$tmp/$n.tight.csv" 2> /dev/null
+    if [ "$ref" != - ]; then
+        set -- $ref
+        # shellcheck disable=SC2086
+        $dyadc run $args --stop "$stop" --interval "$dt" --rtol "$1" --atol "$2" -o "$tmp/$n.tight.csv" 2> /dev/null
+    fi
     check "$n" description "$imp" "$fmu" check
     mkdir -p "$tmp/$n.x"
     "$imp" "$fmu" unpack "$tmp/$n.x"
@@ -77,10 +81,12 @@ EOF
     fi
     check "$n" cs "$imp" "$fmu" cs "$stop" "$dt" "$tmp/$n.cs.csv" &&
         check "$n" cs-vs-run "$imp" compare "$tmp/$n.cs.csv" "$tmp/$n.run.csv" 1e-6
-    check "$n" me-rk4 "$imp" "$fmu" me-rk4 "$stop" "$dt" "$tmp/$n.rk4.csv" "$h" &&
-        check "$n" rk4-vs-run "$imp" compare "$tmp/$n.rk4.csv" "$tmp/$n.tight.csv" 1e-6
-    check "$n" me-dopri "$imp" "$fmu" me-dopri "$stop" "$dt" "$tmp/$n.dopri.csv" "$tol" &&
-        check "$n" dopri-vs-run "$imp" compare "$tmp/$n.dopri.csv" "$tmp/$n.tight.csv" 1e-6
+    if [ "$ref" != - ]; then
+        check "$n" me-rk4 "$imp" "$fmu" me-rk4 "$stop" "$dt" "$tmp/$n.rk4.csv" "$h" &&
+            check "$n" rk4-vs-run "$imp" compare "$tmp/$n.rk4.csv" "$tmp/$n.tight.csv" 1e-6
+        check "$n" me-dopri "$imp" "$fmu" me-dopri "$stop" "$dt" "$tmp/$n.dopri.csv" "$tol" &&
+            check "$n" dopri-vs-run "$imp" compare "$tmp/$n.dopri.csv" "$tmp/$n.tight.csv" 1e-6
+    fi
     check "$n" misuse "$imp" "$fmu" misuse
     IFS='
 '

@@ -659,20 +659,38 @@ static void read_csv(const char *path, Csv *c)
     fclose(f);
 }
 
-/* For every column of A found in B: max |a - b| over the rows, relative to
- * max(max |b| over the rows, 1e-8) (a column that stays at 0 compares
- * absolutely).  Fails above rtol. */
+/* Row of B for each row of A: the last one at the same time (B may repeat a
+ * time, before and after a jump at a clock tick; A's value is the one after). */
+static int *match_rows(const Csv *a, const Csv *b)
+{
+    int *row = calloc((size_t)a->nr + 1, sizeof *row);
+    int j = 0;
+    for (int r = 0; r < a->nr; r++) {
+        double t = a->v[(size_t)r * (size_t)a->nc];
+        while (j < b->nr && b->v[(size_t)j * (size_t)b->nc] < t - 1e-12 * fmax(1, fabs(t)))
+            j++;
+        if (j == b->nr || fabs(b->v[(size_t)j * (size_t)b->nc] - t) > 1e-12 * fmax(1, fabs(t)))
+            die("no row at t = %.17g in the reference", t);
+        while (j + 1 < b->nr && b->v[(size_t)(j + 1) * (size_t)b->nc] == b->v[(size_t)j * (size_t)b->nc])
+            j++;
+        row[r] = j;
+    }
+    return row;
+}
+
+/* For every column of A found in B: max |a - b| over A's rows (matched by
+ * time), relative to max(max |b|, 1e-8) (a column that stays at 0
+ * compares absolutely).  Fails above rtol. */
 static int compare(const char *pa, const char *pb, double rtol)
 {
     Csv a = {0}, b = {0};
     read_csv(pa, &a);
     read_csv(pb, &b);
-    if (a.nr != b.nr)
-        die("%s has %d rows, %s %d", pa, a.nr, pb, b.nr);
+    int *row = match_rows(&a, &b);
     double worst = 0;
     const char *wname = "";
     int matched = 0;
-    for (int ka = 0; ka < a.nc; ka++) {
+    for (int ka = 1; ka < a.nc; ka++) {
         int kb = 0;
         while (kb < b.nc && strcmp(a.names[ka], b.names[kb]) != 0)
             kb++;
@@ -681,7 +699,8 @@ static int compare(const char *pa, const char *pb, double rtol)
         matched++;
         double d = 0, scale = 1e-8;
         for (int r = 0; r < a.nr; r++) {
-            double x = a.v[(size_t)r * (size_t)a.nc + (size_t)ka], y = b.v[(size_t)r * (size_t)b.nc + (size_t)kb];
+            double x = a.v[(size_t)r * (size_t)a.nc + (size_t)ka];
+            double y = b.v[(size_t)row[r] * (size_t)b.nc + (size_t)kb];
             d = fmax(d, fabs(x - y));
             scale = fmax(scale, fabs(y));
             if (isnan(x) != isnan(y))
@@ -694,8 +713,8 @@ static int compare(const char *pa, const char *pb, double rtol)
     }
     printf("compare: %d columns, %d rows, largest relative difference %.3g (%s)\n", matched, a.nr,
            worst, wname);
-    if (matched < 2)
-        die("only %d columns in common", matched);
+    if (matched < 1)
+        die("no columns in common");
     return !(worst <= rtol);
 }
 
