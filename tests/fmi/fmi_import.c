@@ -5,7 +5,8 @@
  *
  *   fmi_import FMU check                      description checks only
  *   fmi_import FMU unpack DIR                 ... and DIR/modelDescription.xml, DIR/<id>.so
- *   fmi_import FMU cs  STOP DT OUT.csv        fmi2DoStep every DT
+ *   fmi_import FMU cs  STOP DT OUT.csv [TOL]  fmi2DoStep every DT (TOL: the
+ *                                             experiment's tolerance)
  *   fmi_import FMU me-rk4 STOP DT OUT.csv H   ME, classic RK4, step H
  *   fmi_import FMU me-dopri STOP DT OUT.csv TOL   ME, Dormand-Prince 5(4),
  *                                             adaptive, |err| <= TOL (1 + |x|)
@@ -325,10 +326,10 @@ static void setup(fmi2Component c, double stop, double tol)
 
 /* ------------------------------------------------------ Co-Simulation */
 
-static int run_cs(double stop, double dt, const char *csv)
+static int run_cs(double stop, double dt, const char *csv, double tol)
 {
     fmi2Component c = instantiate(fmi2CoSimulation);
-    setup(c, stop, 0);
+    setup(c, stop, tol);
     Out o = {0};
     out_open(&o, csv);
     out_row(&o, c, 0.0);
@@ -750,7 +751,7 @@ int main(int argc, char **argv)
         else if (argc < 6)
             die("%s needs STOP DT OUT.csv", mode);
         else if (strcmp(mode, "cs") == 0)
-            rc = run_cs(atof(argv[3]), atof(argv[4]), argv[5]);
+            rc = run_cs(atof(argv[3]), atof(argv[4]), argv[5], argc >= 7 ? atof(argv[6]) : 0);
         else if (strcmp(mode, "me-rk4") == 0 && argc >= 7)
             rc = run_me(atof(argv[3]), atof(argv[4]), argv[5], atof(argv[6]), 0);
         else if (strcmp(mode, "me-dopri") == 0 && argc >= 7)
