@@ -11,7 +11,7 @@
 #include "sema.h"
 #include "structure.h"
 
-typedef enum { CMD_NONE, CMD_CHECK, CMD_PARSE, CMD_FMT, CMD_FLATTEN, CMD_BUILD, CMD_RUN } Command;
+typedef enum { CMD_NONE, CMD_CHECK, CMD_PARSE, CMD_FMT, CMD_FLATTEN, CMD_BUILD, CMD_RUN, CMD_TEST } Command;
 
 typedef struct Driver {
     Arena *arena;
@@ -27,9 +27,19 @@ typedef struct Driver {
                                  initial relations of the flat model (overrides) */
     bool no_stdlib, time_passes, structure, dump_ast, fmt_check, emit_llvm, werror_units;
     bool no_spans;            /* parse --dump-ast --no-spans (front end) */
+    const char *filter;       /* test --filter PATTERN */
+    bool bless, verbose;      /* test --bless, -v */
     int opt_level;
 } Driver;
 
 int driver_run(Driver *d);
+
+/* pipeline.c: the bundled stdlib folder; a Program with the stdlib (unless
+ * --no-stdlib) and the -L roots loaded */
+const char *driver_stdlib_dir(Driver *d);
+Program *driver_load_libs(Driver *d);
+
+/* tests.c: `dyadc test` */
+int tests_main(Driver *d);
 
 #endif

@@ -8,6 +8,7 @@
  *   dyadc flatten FILE... --model NAME [--structure]
  *   dyadc build   FILE... --model NAME -o EXE
  *   dyadc run     FILE... --model NAME [simulator options]
+ *   dyadc test    FILE|DIR... [--filter PATTERN] [--bless] [-v]
  * Exit status: 0 success, 1 user error, 2 internal error.
  */
 #include "driver.h"
@@ -25,6 +26,8 @@ static void usage(FILE *f) {
           "  flatten FILE... --model NAME     print the flat model (--structure: the structured system)\n"
           "  build   FILE... --model NAME -o EXE   write a standalone simulator\n"
           "  run     FILE... --model NAME [simulator options]   compile in-process and simulate\n"
+          "  test    FILE|DIR... [--filter PATTERN] [--bless] [-v]   run the test cases in components'\n"
+          "                                   metadata (docs/TESTING.md)\n"
           "common options:\n"
           "  -L DIR          add a library root        --no-stdlib   do not load the bundled stdlib\n"
           "  -O0..-O3        optimization level (default -O2)\n"
@@ -90,6 +93,12 @@ static int parse_args(Driver *d, int argc, char **argv) {
         } else if (strcmp(a, "-o") == 0 && d->cmd == CMD_BUILD) {
             if (i + 1 >= argc) return bad_arg("%s needs a file name", a);
             d->output = argv[++i];
+        } else if (d->cmd == CMD_TEST && is_opt(a, "--filter")) {
+            if (!(d->filter = opt_value(argc, argv, &i, "--filter"))) return bad_arg("%s needs a pattern", a);
+        } else if (d->cmd == CMD_TEST && strcmp(a, "--bless") == 0) {
+            d->bless = true;
+        } else if (d->cmd == CMD_TEST && strcmp(a, "-v") == 0) {
+            d->verbose = true;
         } else if ((d->cmd == CMD_RUN || d->cmd == CMD_BUILD) && is_opt(a, "--initial")) {
             if (!(v = opt_value(argc, argv, &i, "--initial"))) return bad_arg("%s needs NAME=VALUE", a);
             vec_push(d->arena, &d->initial_args, "--initial");
@@ -112,7 +121,7 @@ static int parse_args(Driver *d, int argc, char **argv) {
 
 static const struct { const char *name; Command cmd; } commands[] = {
     {"check", CMD_CHECK}, {"parse", CMD_PARSE}, {"fmt", CMD_FMT}, {"flatten", CMD_FLATTEN},
-    {"build", CMD_BUILD}, {"run", CMD_RUN},
+    {"build", CMD_BUILD}, {"run", CMD_RUN}, {"test", CMD_TEST},
 };
 
 int main(int argc, char **argv) {
