@@ -59,6 +59,25 @@
  *     start_has_const bit 1 / bit 2), stored before `start` computes the rest.
  *   Name lists are packed by the compiler into one string blob each; their
  *   types are unchanged.
+ *
+ * Clocks (ABI 4)
+ *   A clocked partition keeps its values in p, in slots flagged
+ *   DYRT_PARAM_DISCRETE: the clocked variables (their value since the last
+ *   tick), previous values x@(clk-k) and held values; param_defaults gives
+ *   their values before the first tick.  The continuous functions read them
+ *   like parameters, so they are constant between ticks.  Clock c ticks at
+ *   start + offset + k * period (periodic; clock_timing computes period and
+ *   offset from p) or at every root of zero-crossing function clock_zc[c].
+ *   A tick of clock c at time t, with the continuous point (y, y'):
+ *     tick_sample[c](t, y, yp, p)       samples into p;
+ *     if tick_nw[c] > 0: Newton on tick_residual[c](t, w, p, r) = 0 with the
+ *       dense column-major Jacobian tick_jacobian[c], from tick_guess[c];
+ *     tick_finish[c](t, w, p, NULL, NULL) stores the partition's new values;
+ *     p[tick_copy_dst[i]] = p[tick_copy_src[i]] for i in
+ *       [tick_copy_ptr[c], tick_copy_ptr[c+1]) in order (history, holds).
+ *   Clocks ticking at one instant tick in the order clock_order; then the
+ *   integrator restarts (consistent values, as after an event).  Any
+ *   per-clock function may be NULL (nothing to do).
  */
 #ifndef DYAD_MODEL_H
 #define DYAD_MODEL_H
@@ -73,8 +92,13 @@ enum {
     DYRT_PARAM_FINAL = 1,       /* `final`: -p may not override it */
     DYRT_PARAM_MISSING = 2,     /* value is `missing`: solved at initialization */
     DYRT_PARAM_DEPENDENT = 4,   /* default is an expression of other parameters */
-    DYRT_PARAM_REQUIRED = 8     /* no value in the model: must be given (-p) */
+    DYRT_PARAM_REQUIRED = 8,    /* no value in the model: must be given (-p) */
+    DYRT_PARAM_DISCRETE = 16    /* not a parameter: a value of the clocked world
+                                   (see "Clocks"); never set with -p, not listed */
 };
+
+/* clock_kind */
+enum { DYRT_CLOCK_PERIODIC = 0, DYRT_CLOCK_ZERO_CROSSING = 1 };
 
 /* out_copy_kind: source (low 3 bits) and operations, applied in this order:
  * v = source; if NEG v = -v; if SCALE v = v * scale; if OFFSET v = v + offset.
@@ -89,7 +113,9 @@ enum {
  * (runtime/events.c).  The compiler's twin list is SYS_EVENT_KINDS
  * (compiler/structure/system.h); codegen maps one to the other. */
 enum {
-    DYRT_EVENT_RELATION = 0     /* mode = 1 while zero_crossings()[k] > 0 */
+    DYRT_EVENT_RELATION = 0,    /* mode = 1 while zero_crossings()[k] > 0 */
+    DYRT_EVENT_CLOCK = 1        /* the same, and a zero-crossing clock ticks at
+                                   each crossing (see "Clocks") */
 };
 
 /* Simulation settings; a model carries defaults (from an analysis or the
@@ -124,6 +150,8 @@ typedef int (*DyrtInitJacobianFn)(double t, const double *z, const double *p,
 typedef void (*DyrtInitGuessFn)(double t, const double *p, double *z);
 typedef void (*DyrtInitFinishFn)(double t, const double *z, double *p,
                                  double *y, double *yp);
+typedef void (*DyrtTickSampleFn)(double t, const double *y, const double *yp, double *p);
+typedef void (*DyrtClockTimingFn)(const double *p, double *out);
 
 typedef struct DyrtModel {
     uint32_t abi_version;             /* DYRT_ABI_VERSION */
@@ -208,6 +236,25 @@ typedef struct DyrtModel {
     /* ABI 4, appended (0 / NULL: none; see "Checks" above) */
     int32_t init_ncheck;              /* over-determining initial relations */
     const char *const *init_check_with; /* [init_ncheck] what determines their unknowns */
+
+    /* ABI 4, appended: clocks (see "Clocks"); NULL arrays when nclocks == 0 */
+    int32_t nclocks;
+    const char *const *clock_names;   /* [nclocks] */
+    const uint8_t *clock_kind;        /* [nclocks] DYRT_CLOCK_* */
+    const int32_t *clock_zc;          /* [nclocks] its event (DYRT_EVENT_CLOCK), -1 */
+    const int32_t *clock_order;       /* [nclocks] clocks in ticking order */
+    DyrtClockTimingFn clock_timing;   /* out[2c] = period, out[2c+1] = offset */
+    const DyrtTickSampleFn *tick_sample;       /* [nclocks] */
+    const int32_t *tick_nw;                    /* [nclocks] iteration unknowns */
+    const int32_t *tick_w_ptr;                 /* [nclocks+1] into tick_w_names */
+    const char *const *tick_w_names;           /* what the w are, for messages */
+    const DyrtInitResidualFn *tick_residual;   /* [nclocks] */
+    const DyrtInitJacobianFn *tick_jacobian;   /* [nclocks] nw*nw, column-major */
+    const DyrtInitGuessFn *tick_guess;         /* [nclocks] */
+    const DyrtInitFinishFn *tick_finish;       /* [nclocks] */
+    const int32_t *tick_copy_ptr;              /* [nclocks+1] */
+    const int32_t *tick_copy_dst;
+    const int32_t *tick_copy_src;
 } DyrtModel;
 
 #endif

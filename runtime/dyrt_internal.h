@@ -38,6 +38,9 @@
  * restart point. */
 #define DYRT_EVENT_DEBOUNCE 1e-9
 
+/* Clock ticks closer than this (relative to max(1, |t|)) are one instant. */
+#define DYRT_TICK_EPS 1e-12
+
 /* -v lists the times of the first DYRT_EVENT_LOG events. */
 #define DYRT_EVENT_LOG 32
 
@@ -49,6 +52,21 @@ typedef struct DyrtStats {
     double event_t[DYRT_EVENT_LOG]; /* times of the first events, for -v */
     double t_init;             /* wall seconds in dyrt_init */
 } DyrtStats;
+
+/* The clocks of a DyrtSim (clocks.c); all NULL when the model has none. */
+typedef struct DyrtClocks {
+    double *timing;            /* [2 nclocks] what clock_timing computes */
+    double *period, *offset;   /* [nclocks] of the periodic clocks */
+    long long *next;           /* [nclocks] k of the next tick start + offset + k period */
+    unsigned char *due;        /* [nclocks] zero-crossing clock: its root was found */
+    double *zc_mode;           /* [nclocks] mode of its function before a root */
+    double *w;                 /* [4 maxnw] Newton: w, r, dw, trial */
+    double *jac;               /* [maxnw^2] */
+    int32_t *piv;              /* [maxnw] */
+    int pending;               /* clocks are due at the current time */
+    int stop_at_ticks;         /* dyrt_step_to returns at every tick, leaving it pending */
+    long ticks;                /* partition ticks done (statistics) */
+} DyrtClocks;
 
 /* Lifecycle of a DyrtSim: settings and parameters are accepted only while
  * CREATED; dyrt_step_to only while READY; a failure is final. */
@@ -89,6 +107,7 @@ struct DyrtSim {
     double chatter_t;          /* time of the last event ... */
     int chatter_count;         /* ... and the events within the window of it */
     int failed_assert;         /* 1 + index of the assertion that failed at an event */
+    DyrtClocks clk;
     /* diagnostics */
     int bad_res;               /* index of the last non-finite residual, -1 */
     char ida_msg[256];         /* last message of SUNDIALS' error handler */
@@ -109,6 +128,7 @@ typedef struct DyrtRun {
     int *cols;                 /* [ncols] indices into outputs */
     int ncols;
     double *outbuf;            /* [nout] */
+    double *tickbuf;           /* [nout] the values before a clock tick */
     char *rowbuf;              /* one formatted CSV row, written with one fwrite */
     long rows;                 /* rows written */
     double t_begin;            /* wall clock at start, for the progress line */
@@ -142,6 +162,7 @@ int dyrt_initial_target(const DyrtSim *s, const DyrtNameValue *nv, int *row, int
 /* output.c */
 int dyrt_output_setup(DyrtRun *r);
 int dyrt_output_row(DyrtRun *r);
+int dyrt_output_values(DyrtRun *r, double t, const double *vals);
 void dyrt_output_close(DyrtRun *r);
 
 /* init.c */
@@ -160,7 +181,17 @@ int dyrt_modes_from_roots(DyrtSim *s, double t);
 int dyrt_integrate_setup(DyrtSim *s);
 void dyrt_integrate_free(DyrtSim *s);
 
+/* clocks.c */
+double dyrt_tick_eps(double t);
+int dyrt_clocks_setup(DyrtSim *s);
+void dyrt_clocks_free(DyrtSim *s);
+double dyrt_clocks_next(const DyrtSim *s);
+void dyrt_clocks_snapshot(DyrtSim *s);
+int dyrt_clocks_roots(DyrtSim *s);
+int dyrt_clocks_tick(DyrtSim *s, double t);
+
 /* integrate.c */
+int dyrt_restart_at(DyrtSim *s, double t, const char *why, int events);
 int dyrt_initial_values(DyrtSim *s, double tout1);
 int dyrt_advance(DyrtSim *s, double tout);
 int dyrt_asserts_at(DyrtSim *s, double t, const double *y, const double *yp);

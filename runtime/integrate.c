@@ -165,12 +165,13 @@ int dyrt_initial_values(DyrtSim *s, double tnext)
 }
 
 /* The next stop time at or after the integrator's current time tn: the
- * earliest model tstop not yet handled, or the final time. */
+ * earliest model tstop not yet handled, the next clock tick, or the final
+ * time. */
 static double next_stop(const DyrtSim *s, double tn)
 {
     const DyrtSettings *d = &s->m->defaults;
     double eps = 1e-12 * fmax(1.0, fabs(tn));
-    double best = s->stop;
+    double best = fmin(s->stop, dyrt_clocks_next(s));
     for (int32_t k = 0; k < d->ntstops; k++) {
         double ts = d->tstops[k];
         if (ts > s->tstop_done + eps && ts >= tn - eps && ts < best)
@@ -208,12 +209,27 @@ static int event_iteration(DyrtSim *s, double t, double tout)
     return 0;
 }
 
+/* Restart at t after the discrete values changed (a clock tick): new
+ * consistent algebraic values and y'; with `events`, the modes follow
+ * (those whose function just crossed, s->rootsfound, keep theirs). */
+int dyrt_restart_at(DyrtSim *s, double t, const char *why, int events)
+{
+    if (!s->ida) {
+        dyrt_modes_from_signs(s, t, NULL, NULL, NULL);
+        return 0;
+    }
+    int rc = restart(s, t, s->stop, why);
+    return rc || !events ? rc : event_iteration(s, t, s->stop);
+}
+
 static int on_event(DyrtSim *s, double t, double tout)
 {
     if (IDAGetRootInfo(s->ida, s->rootsfound) != IDA_SUCCESS)
         return sim_failed(s, IDA_ILL_INPUT, "internal: no root information");
+    dyrt_clocks_snapshot(s);
     if (dyrt_modes_from_roots(s, t) == 0)
         return 0;              /* no branch changes: not an event */
+    int ticks = dyrt_clocks_roots(s);
     if (s->stats.events < DYRT_EVENT_LOG)
         s->stats.event_t[s->stats.events] = t;
     s->stats.events++;
@@ -226,6 +242,8 @@ static int on_event(DyrtSim *s, double t, double tout)
     int rc = dyrt_asserts_at(s, t, y, yp);
     if (rc)                    /* the located failure: the caller's last row */
         return rc;
+    if (ticks)                 /* a zero-crossing clock: pending, dyrt_tick restarts */
+        return 0;
     rc = restart(s, t, tout, "an event");
     return rc ? rc : event_iteration(s, t, tout);
 }
@@ -247,27 +265,54 @@ static int step_to(DyrtSim *s, double tout, double *tret)
     int rc = check_finite(s, *tret);
     if (!rc && flag == IDA_ROOT_RETURN)
         return on_event(s, *tret, tout);
-    if (!rc && tstop < s->stop && fabs(*tret - tstop) <= 1e-12 * fmax(1.0, fabs(tstop))) {
+    double tick = dyrt_clocks_next(s);
+    int at_stop = tstop < s->stop && fabs(*tret - tstop) <= 1e-12 * fmax(1.0, fabs(tstop));
+    if (!rc && isfinite(tick) && fabs(*tret - tick) <= dyrt_tick_eps(tick)) {
+        if (at_stop)
+            s->tstop_done = tstop;
+        for (int32_t k = 0; k < s->m->nz; k++)
+            s->rootsfound[k] = 0; /* no function crossed: every mode follows its sign */
+        s->clk.pending = 1;    /* the tick restarts the integrator */
+        return 0;
+    }
+    if (!rc && at_stop) {
         s->tstop_done = tstop;
         rc = restart(s, *tret, tout, "a time event");
     }
     return rc;
 }
 
-/* Integrate until t = tout, handling events and tstops on the way.
- * Without unknowns the outputs depend on t and p only: just the modes. */
+/* Without unknowns: straight to tout, or to the next tick before it. */
+static void step_none(DyrtSim *s, double tout, double *tret)
+{
+    double tick = dyrt_clocks_next(s);
+    *tret = tick <= tout + dyrt_tick_eps(tout) ? tick : tout;
+    s->clk.pending = *tret == tick;
+    dyrt_modes_from_signs(s, *tret, NULL, NULL, NULL);
+}
+
+/* Integrate until t = tout, handling events, tstops and clock ticks on the
+ * way.  A tick at tout (within DYRT_TICK_EPS) stays pending, as every tick
+ * does with stop_at_ticks (then the return is at the tick); a pending tick
+ * is done before integrating on. */
 int dyrt_advance(DyrtSim *s, double tout)
 {
-    if (!s->ida) {
-        dyrt_modes_from_signs(s, tout, NULL, NULL, NULL);
-        s->t = tout;
-        return 0;
-    }
     for (;;) {
+        if (tout <= s->t + dyrt_tick_eps(s->t))
+            return 0;          /* there (a tick at tout stays pending) */
+        if (s->clk.pending) {
+            int rc = dyrt_tick(s);
+            if (rc)
+                return rc;
+        }
         double tret = tout;
-        int rc = step_to(s, tout, &tret);
+        int rc = 0;
+        if (s->ida)
+            rc = step_to(s, tout, &tret);
+        else
+            step_none(s, tout, &tret);
         s->t = tret;
-        if (rc || tret >= tout)
+        if (rc || (s->clk.pending && s->clk.stop_at_ticks) || tret >= tout)
             return rc;
     }
 }

@@ -28,8 +28,9 @@ static int select_columns(DyrtRun *r)
     int n = o->nvars ? o->nvars : m->nout;
     r->cols = dyrt_calloc((size_t)n, sizeof *r->cols);
     r->outbuf = dyrt_calloc((size_t)m->nout, sizeof *r->outbuf);
+    r->tickbuf = dyrt_calloc((size_t)m->nout, sizeof *r->tickbuf);
     r->rowbuf = dyrt_calloc((size_t)n + 1, DYRT_FMT_MAX + 1);
-    if (!r->cols || !r->outbuf || !r->rowbuf)
+    if (!r->cols || !r->outbuf || !r->tickbuf || !r->rowbuf)
         return DYRT_EXIT_INTERNAL;
     for (int k = 0; k < n; k++) {
         int i = o->nvars ? dyrt_find(o->vars[k], m->out_names, m->nout) : k;
@@ -146,13 +147,19 @@ int dyrt_output_setup(DyrtRun *r)
 /* The row of the current point of the simulation. */
 int dyrt_output_row(DyrtRun *r)
 {
-    double t0 = dyrt_now(), t = dyrt_time(r->sim);
     dyrt_outputs(r->sim, r->outbuf);
+    return dyrt_output_values(r, dyrt_time(r->sim), r->outbuf);
+}
+
+/* One row of the given output values (all nout of them) at time t. */
+int dyrt_output_values(DyrtRun *r, double t, const double *vals)
+{
+    double t0 = dyrt_now();
     char *p = r->rowbuf;
     p += dyrt_format_double(p, t);
     for (int k = 0; k < r->ncols; k++) {
         *p++ = ',';
-        p += dyrt_format_double(p, r->outbuf[r->cols[k]]);
+        p += dyrt_format_double(p, vals[r->cols[k]]);
     }
     *p++ = '\n';
     size_t len = (size_t)(p - r->rowbuf);

@@ -68,6 +68,7 @@ void dyrt_free(DyrtSim *s)
     if (!s)
         return;
     dyrt_integrate_free(s);
+    dyrt_clocks_free(s);
     free(s->p);
     free(s->gbuf);
     free(s->zc_last);
@@ -166,6 +167,8 @@ static int init_phases(DyrtSim *s, double tout1)
     if (!rc)
         rc = dyrt_params_defaults(s);
     if (!rc)
+        rc = dyrt_clocks_setup(s);
+    if (!rc)
         rc = dyrt_initialize(s);
     if (!rc)
         rc = dyrt_integrate_setup(s);
@@ -197,6 +200,30 @@ int dyrt_step_to(DyrtSim *s, double tout)
         return DYRT_EXIT_INTERNAL;
     }
     int rc = dyrt_advance(s, tout);
+    if (rc)
+        s->phase = DYRT_SIM_FAILED;
+    return rc;
+}
+
+void dyrt_set_stop_at_ticks(DyrtSim *s, int on)
+{
+    s->clk.stop_at_ticks = on;
+}
+
+int dyrt_tick_pending(const DyrtSim *s)
+{
+    return s->phase == DYRT_SIM_READY && s->clk.pending;
+}
+
+int dyrt_tick(DyrtSim *s)
+{
+    if (dyrt_sim_expect(s, DYRT_SIM_READY, "dyrt_tick"))
+        return DYRT_EXIT_INTERNAL;
+    if (!s->clk.pending)
+        return 0;
+    int rc = dyrt_clocks_tick(s, s->t);
+    if (!rc)
+        rc = dyrt_restart_at(s, s->t, "a clock tick", 1);
     if (rc)
         s->phase = DYRT_SIM_FAILED;
     return rc;

@@ -9,6 +9,7 @@
  */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "dyrt_internal.h"
@@ -54,6 +55,7 @@ static void run_free(DyrtRun *r)
     free(r->touts);
     free(r->cols);
     free(r->outbuf);
+    free(r->tickbuf);
     free(r->rowbuf);
 }
 
@@ -107,23 +109,57 @@ static double first_output_after_start(const DyrtRun *r)
     return r->touts[1];
 }
 
-/* The output times in order; a failed assertion at an event is the last row. */
+/* A clock tick: its row, after the row of the values before it when the
+ * tick changed any of them (docs/RUNTIME.md, "Clocks"). */
+static int tick_rows(DyrtRun *r)
+{
+    DyrtSim *s = r->sim;
+    dyrt_outputs(s, r->tickbuf);
+    int rc = dyrt_tick(s);
+    if (rc)
+        return rc;
+    dyrt_outputs(s, r->outbuf);
+    for (int k = 0; k < r->ncols; k++)
+        if (memcmp(&r->tickbuf[r->cols[k]], &r->outbuf[r->cols[k]], sizeof(double))) {
+            rc = dyrt_output_values(r, dyrt_time(s), r->tickbuf);
+            break;
+        }
+    return rc ? rc : row(r);
+}
+
+/* Integrate to tout; a row at every clock tick on the way, and at tout
+ * unless a tick's row is there already. */
+static int step_rows(DyrtRun *r, double tout)
+{
+    DyrtSim *s = r->sim;
+    for (;;) {
+        int rc = dyrt_step_to(s, tout);
+        if (rc && dyrt_failed_assert(s))
+            dyrt_output_row(r);    /* the located failure is the last row */
+        if (rc || !dyrt_tick_pending(s))
+            return rc ? rc : row(r);
+        rc = tick_rows(r);
+        if (rc || dyrt_time(s) >= tout - dyrt_tick_eps(tout))
+            return rc;
+    }
+}
+
+/* The output times in order; a failed assertion at an event is the last row.
+ * The ticks at the start are part of the initialization (no row before them). */
 static int integrate(DyrtRun *r)
 {
     DyrtSim *s = r->sim;
+    dyrt_set_stop_at_ticks(s, 1);
     int rc = dyrt_init(s, first_output_after_start(r));
+    if (!rc && dyrt_tick_pending(s))
+        rc = dyrt_tick(s);
     long k = 0;
     if (!rc && r->touts[0] <= s->start) {
         rc = row(r);
         k = 1;
     }
-    for (; !rc && k < r->ntouts; k++) {
-        rc = dyrt_step_to(s, r->touts[k]);
-        if (!rc)
-            rc = row(r);
-        else if (dyrt_failed_assert(s))
-            dyrt_output_row(r);
-    }
+    for (; !rc && k < r->ntouts; k++)
+        rc = step_rows(r, r->touts[k]);
     if (r->progress_shown)
         fprintf(stderr, "\r%40s\r", "");
     return rc;

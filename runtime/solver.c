@@ -230,6 +230,8 @@ void dyrt_print_stats(const DyrtSim *s, FILE *f)
         fprintf(f, "  event at t = %.17g\n", s->stats.event_t[k]);
     if (s->stats.events > DYRT_EVENT_LOG)
         fprintf(f, "  (%ld more events)\n", s->stats.events - DYRT_EVENT_LOG);
+    if (s->m->nclocks > 0)
+        fprintf(f, "  clocks %d, partition ticks %ld\n", (int)s->m->nclocks, s->clk.ticks);
     fprintf(f, "  initialization: %ld Newton iterations, %ld residual evals\n",
             s->stats.init_iters, s->stats.init_res_evals);
 }

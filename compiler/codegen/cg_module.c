@@ -47,7 +47,13 @@
     X(PTR, param_has_const) X(PTR, param_const)                          \
     X(PTR, start_has_const) X(PTR, start_y_const) X(PTR, start_yp_const) \
     X(PTR, event_kind) X(PTR, event_names)                               \
-    X(I32, init_ncheck) X(PTR, init_check_with)
+    X(I32, init_ncheck) X(PTR, init_check_with) \
+    X(I32, nclocks) X(PTR, clock_names) X(PTR, clock_kind) X(PTR, clock_zc) \
+    X(PTR, clock_order) X(PTR, clock_timing) X(PTR, tick_sample)         \
+    X(PTR, tick_nw) X(PTR, tick_w_ptr) X(PTR, tick_w_names)             \
+    X(PTR, tick_residual) X(PTR, tick_jacobian) X(PTR, tick_guess)       \
+    X(PTR, tick_finish) X(PTR, tick_copy_ptr) X(PTR, tick_copy_dst)      \
+    X(PTR, tick_copy_src)
 
 #define SETTINGS_FIELDS(X)                                               \
     X(F64, start) X(F64, stop) X(F64, interval) X(F64, rtol)             \
@@ -232,6 +238,18 @@ static const CgFnSpec spec_iguess = {"dyad_init_guess", CG_RET_VOID, 3,
 static const CgFnSpec spec_ifinish = {"dyad_init_finish", CG_RET_VOID, 5,
                                       {CG_ARG_T, CG_ARG_Z, CG_ARG_P, CG_ARG_Y, CG_ARG_YP}, 0};
 
+static const CgFnSpec spec_timing = {"dyad_clock_timing", CG_RET_VOID, 2, {CG_ARG_P, CG_ARG_OUT}, L(P)};
+static const CgFnSpec spec_tsample = {"dyad_tick_sample", CG_RET_VOID, 4,
+                                      {CG_ARG_T, CG_ARG_Y, CG_ARG_YP, CG_ARG_P}, L_DAE};
+static const CgFnSpec spec_tresid = {"dyad_tick_residual", CG_RET_STATUS, 4,
+                                     {CG_ARG_T, CG_ARG_Z, CG_ARG_P, CG_ARG_OUT}, L_INIT};
+static const CgFnSpec spec_tjac = {"dyad_tick_jacobian", CG_RET_STATUS, 4,
+                                   {CG_ARG_T, CG_ARG_Z, CG_ARG_P, CG_ARG_OUT}, L_INIT};
+static const CgFnSpec spec_tguess = {"dyad_tick_guess", CG_RET_VOID, 3,
+                                     {CG_ARG_T, CG_ARG_P, CG_ARG_Z}, L(TIME) | L(P)};
+static const CgFnSpec spec_tfinish = {"dyad_tick_finish", CG_RET_VOID, 5,
+                                      {CG_ARG_T, CG_ARG_Z, CG_ARG_P, CG_ARG_Y, CG_ARG_YP}, L_INIT};
+
 static CgItem item(Expr *a, CgArg dest, uint32_t index) {
     return (CgItem){.a = a, .dest_arg = (uint8_t)dest, .dest_index = index, .copy_arg = -1};
 }
@@ -371,6 +389,102 @@ static LLVMValueRef init_finish_fn(Cg *g, const System *s) {
     return cg_emit_function(g, &spec_ifinish, it, s->init_n);
 }
 
+/* ---------- clocks (ABI 4) ---------- */
+
+/* one function per clock: `<spec name>.c<k>`; NULL when it has no items */
+static LLVMValueRef clock_fn(Cg *g, const CgFnSpec *spec, uint32_t c, CgItem *it, uint32_t n) {
+    if (!n) return null_ptr(g);
+    CgFnSpec sp = *spec;
+    sp.name = arena_printf(g->arena, "%s.c%u", spec->name, c);
+    return cg_emit_function(g, &sp, it, n);
+}
+
+static LLVMValueRef slots_fn(Cg *g, const CgFnSpec *spec, uint32_t c, const uint32_t *slot, Expr **e,
+                             uint32_t n) {
+    CgItem *it = new_items(g, n);
+    for (uint32_t i = 0; i < n; i++) it[i] = item(e[i], CG_ARG_P, slot[i]);
+    return clock_fn(g, spec, c, it, n);
+}
+
+static LLVMValueRef list_clock_fn(Cg *g, const CgFnSpec *spec, uint32_t c, Expr **e, uint32_t n, CgArg dest) {
+    CgItem *it = new_items(g, n);
+    for (uint32_t i = 0; i < n; i++) it[i] = item(e[i], dest, i);
+    return clock_fn(g, spec, c, it, n);
+}
+
+static LLVMValueRef fn_array(Cg *g, const char *name, LLVMValueRef *fns, uint32_t n) {
+    return array_global(g, name, g->t_ptr, fns, n);
+}
+
+/* clock_timing: out[2c] = period, out[2c+1] = offset (periodic clocks) */
+static LLVMValueRef timing_fn(Cg *g, const System *s) {
+    CgItem *it = new_items(g, 2 * s->nclocks);
+    uint32_t n = 0;
+    for (uint32_t c = 0; c < s->nclocks; c++) {
+        if (!s->clocks[c].period) continue;
+        it[n++] = item(s->clocks[c].period, CG_ARG_OUT, 2 * c);
+        it[n++] = item(s->clocks[c].offset, CG_ARG_OUT, 2 * c + 1);
+    }
+    return cg_emit_function(g, &spec_timing, it, n);
+}
+
+static void tick_functions(Cg *g, const System *s, LLVMValueRef *v) {
+    uint32_t n = s->nclocks;
+    LLVMValueRef *fs[5];
+    for (int k = 0; k < 5; k++) fs[k] = ARENA_ARRAY(g->arena, LLVMValueRef, n);
+    for (uint32_t c = 0; c < n; c++) {
+        const SysClock *k = &s->clocks[c];
+        fs[0][c] = slots_fn(g, &spec_tsample, c, k->sample_slot, k->sample, k->nsample);
+        fs[1][c] = list_clock_fn(g, &spec_tresid, c, k->resid, k->nw, CG_ARG_OUT);
+        fs[2][c] = list_clock_fn(g, &spec_tjac, c, k->jac, k->nw * k->nw, CG_ARG_OUT);
+        fs[3][c] = list_clock_fn(g, &spec_tguess, c, k->guess, k->nw, CG_ARG_Z);
+        fs[4][c] = slots_fn(g, &spec_tfinish, c, k->set_slot, k->set, k->nset);
+    }
+    v[MF_tick_sample] = fn_array(g, "tick_sample", fs[0], n);
+    v[MF_tick_residual] = fn_array(g, "tick_residual", fs[1], n);
+    v[MF_tick_jacobian] = fn_array(g, "tick_jacobian", fs[2], n);
+    v[MF_tick_guess] = fn_array(g, "tick_guess", fs[3], n);
+    v[MF_tick_finish] = fn_array(g, "tick_finish", fs[4], n);
+    v[MF_clock_timing] = timing_fn(g, s);
+}
+
+static void clock_tables(Cg *g, const System *s, LLVMValueRef *v) {
+    uint32_t n = s->nclocks, nw = 0, ncopy = 0;
+    for (uint32_t c = 0; c < n; c++) nw += s->clocks[c].nw, ncopy += s->clocks[c].ncopy;
+    const char **names = ARENA_ARRAY(g->arena, const char *, n), **wn = ARENA_ARRAY(g->arena, const char *, nw + 1);
+    unsigned char *kind = ARENA_ARRAY(g->arena, unsigned char, n);
+    int32_t *zc = ARENA_ARRAY(g->arena, int32_t, n), *order = ARENA_ARRAY(g->arena, int32_t, n);
+    int32_t *nwv = ARENA_ARRAY(g->arena, int32_t, n), *wptr = ARENA_ARRAY(g->arena, int32_t, n + 1);
+    int32_t *cptr = ARENA_ARRAY(g->arena, int32_t, n + 1);
+    int32_t *dst = ARENA_ARRAY(g->arena, int32_t, ncopy + 1), *src = ARENA_ARRAY(g->arena, int32_t, ncopy + 1);
+    for (uint32_t c = 0; c < n; c++) {
+        const SysClock *k = &s->clocks[c];
+        names[c] = k->name;
+        kind[c] = k->kind == SYS_CLOCK_PERIODIC ? DYRT_CLOCK_PERIODIC : DYRT_CLOCK_ZERO_CROSSING;
+        zc[c] = k->zc;
+        order[c] = (int32_t)s->tick_order[c];
+        nwv[c] = (int32_t)k->nw;
+        wptr[c + 1] = wptr[c] + (int32_t)k->nw;
+        for (uint32_t i = 0; i < k->nw; i++) wn[wptr[c] + i] = k->w_names[i];
+        cptr[c + 1] = cptr[c] + (int32_t)k->ncopy;
+        for (uint32_t i = 0; i < k->ncopy; i++) {
+            dst[cptr[c] + i] = (int32_t)k->copy_dst[i];
+            src[cptr[c] + i] = (int32_t)k->copy_src[i];
+        }
+    }
+    v[MF_nclocks] = LLVMConstInt(g->t_i32, n, 0);
+    v[MF_clock_names] = names_global(g, "clock_names", names, n);
+    v[MF_clock_kind] = u8_global(g, "clock_kind", kind, n);
+    v[MF_clock_zc] = i32_global(g, "clock_zc", zc, n);
+    v[MF_clock_order] = i32_global(g, "clock_order", order, n);
+    v[MF_tick_nw] = i32_global(g, "tick_nw", nwv, n);
+    v[MF_tick_w_ptr] = i32_global(g, "tick_w_ptr", wptr, n + 1);
+    v[MF_tick_w_names] = names_global(g, "tick_w_names", wn, nw);
+    v[MF_tick_copy_ptr] = i32_global(g, "tick_copy_ptr", cptr, n + 1);
+    v[MF_tick_copy_dst] = i32_global(g, "tick_copy_dst", dst, ncopy);
+    v[MF_tick_copy_src] = i32_global(g, "tick_copy_src", src, ncopy);
+}
+
 /* ---------- the descriptor ---------- */
 
 static void fill_functions(Cg *g, const System *s, LLVMValueRef *v) {
@@ -389,6 +503,13 @@ static void fill_functions(Cg *g, const System *s, LLVMValueRef *v) {
     v[MF_init_jacobian] = cg_emit_function(g, &spec_ijac, it, s->init_nnz);
     v[MF_init_guess] = list_fn(g, &spec_iguess, s->init_guess, s->init_n, CG_ARG_Z);
     v[MF_init_finish] = init_finish_fn(g, s);
+}
+
+static void fill_clocks(Cg *g, const System *s, LLVMValueRef *v) {
+    v[MF_nclocks] = LLVMConstInt(g->t_i32, 0, 0);
+    if (!s->nclocks) return;
+    clock_tables(g, s, v);
+    tick_functions(g, s, v);
 }
 
 static LLVMValueRef i32c(Cg *g, uint32_t x) { return LLVMConstInt(g->t_i32, x, 0); }
@@ -412,7 +533,8 @@ static LLVMValueRef param_flags(Cg *g, const System *s) {
         f[i] = (unsigned char)((b & SYS_PARAM_FINAL ? DYRT_PARAM_FINAL : 0) |
                                (b & SYS_PARAM_MISSING ? DYRT_PARAM_MISSING : 0) |
                                (b & SYS_PARAM_DEPENDENT ? DYRT_PARAM_DEPENDENT : 0) |
-                               (b & SYS_PARAM_REQUIRED ? DYRT_PARAM_REQUIRED : 0));
+                               (b & SYS_PARAM_REQUIRED ? DYRT_PARAM_REQUIRED : 0) |
+                               (b & SYS_PARAM_DISCRETE ? DYRT_PARAM_DISCRETE : 0));
     }
     return u8_global(g, "param_flags", f, s->np);
 }
@@ -486,6 +608,7 @@ static int emit_descriptor(Cg *g, const System *s, LLVMTargetDataRef td) {
     LLVMValueRef v[MF_COUNT] = {0};
     fill_data(g, s, v);
     fill_functions(g, s, v);
+    fill_clocks(g, s, v);
     if (g->failed) return 1;
     v[MF_defaults] = settings_value(g, s, st);
     for (int i = 0; i < MF_COUNT; i++)

@@ -124,7 +124,7 @@ static void check_def(void *ud, Def *def) {
     ExprCtx *ctx = expr_ctx_new(c->d->arena);
     FlatModel *m = flatten(c->p, def, ctx);
     if (m) flat_check_units(m, c->d->werror_units);
-    if (m) flat_check_balance(m, def);
+    if (m) flat_check_balance(m, def, true);
     c->checked++;
     c->failed += diag_error_count() > errors;
 }
@@ -176,7 +176,7 @@ static System *compile_to_system(Driver *d, FlatModel **flat_out) {
     if (diag_error_count()) return NULL;
     if (flat_out) *flat_out = m;
     if (d->cmd == CMD_FLATTEN && !d->structure) return NULL;
-    if (!flat_check_balance(m, def)) return NULL; /* located, with candidates */
+    if (!flat_check_balance(m, def, false)) return NULL; /* located, with candidates */
     System *s = structure(m);
     timing_phase("structure", &t0);
     return s;

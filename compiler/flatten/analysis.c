@@ -19,7 +19,7 @@ static bool num_option(Flattener *F, Inst *a, const char *name, double *out, boo
         return !required;
     }
     Val v;
-    if (!elem_const(F, e, &v)) return false;
+    if (!elem_const(F, e, &v) || !val_present(&v, e->value.expr)) return false;
     if (v.nd || v.str) {
         diag_error(e->value.expr->span, "`%s` must be a number", name);
         return false;
@@ -32,7 +32,7 @@ static bool read_tstops(Flattener *F, Inst *a, FlatSettings *s) {
     Elem *e = inst_elem(a, intern_cstr(F->prog->in, "tstops"));
     if (!e || e->kind != ELEM_VAR || !e->value.expr) return true;
     Val v;
-    if (!elem_const(F, e, &v)) return false;
+    if (!elem_const(F, e, &v) || !val_present(&v, e->value.expr)) return false;
     if (v.str || v.nd > 1) {
         diag_error(e->value.expr->span, "`tstops` must be a vector of times");
         return false;

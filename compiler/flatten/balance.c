@@ -66,7 +66,8 @@ static void mark_leaves(const FlatModel *m, Expr *e, unsigned char *seen) {
     for (uint32_t i = 0; i < v.len; i++) seen[v.data[i]->index] = 1;
 }
 
-static void list_unused(const Bal *b, unsigned char *seen) {
+/* the number of unknowns in no equation, listed as notes */
+static uint32_t list_unused(const Bal *b, unsigned char *seen) {
     const FlatModel *m = b->m;
     uint32_t listed = 0, more = 0;
     for (uint32_t i = 0; i < m->vars.len; i++) {
@@ -76,7 +77,7 @@ static void list_unused(const Bal *b, unsigned char *seen) {
         else more++;
     }
     if (more) diag_note((Span){0}, "... and %u more unknowns in no equation", more);
-    if (!listed) diag_note((Span){0}, "every unknown appears in some equation; look for a missing relation");
+    return listed;
 }
 
 static bool has_unknown(const Bal *b, const FlatEq *q) {
@@ -126,33 +127,49 @@ static void list_extra(const Bal *b, uint32_t excess) {
     }
 }
 
-static bool balance_report(const Bal *b, Def *d);
+static bool balance_report(const Bal *b, Def *d, bool as_part);
 
-bool flat_check_balance(const FlatModel *m, Def *d) {
+bool flat_check_balance(const FlatModel *m, Def *d, bool as_part) {
     Bal b = {m, computed_inputs(m)};
-    bool ok = balance_report(&b, d);
+    bool ok = balance_report(&b, d, as_part);
     free(b.computed);
     return ok;
 }
 
-static bool balance_report(const Bal *b, Def *d) {
+static unsigned char *seen_unknowns(const FlatModel *m) {
+    unsigned char *seen = calloc(m->vars.len + 1, 1);
+    for (uint32_t i = 0; seen && i < m->eqs.len; i++) {
+        if (!flat_eq_is_regular(m->eqs.data[i].kind)) continue;
+        mark_leaves(m, m->eqs.data[i].lhs, seen);
+        mark_leaves(m, m->eqs.data[i].rhs, seen);
+    }
+    return seen;
+}
+
+static bool balance_report(const Bal *b, Def *d, bool as_part) {
     const FlatModel *m = b->m;
     uint32_t neq = 0, nunk = 0;
     for (uint32_t i = 0; i < m->vars.len; i++) nunk += is_unknown_at(b, i);
+    nunk -= m->redundant < nunk ? m->redundant : nunk; /* overdetermined connector potentials */
     for (uint32_t i = 0; i < m->eqs.len; i++) neq += flat_eq_is_regular(m->eqs.data[i].kind);
     if (neq == nunk) return true;
     Span at = d ? d->node->span : (Span){0};
     if (neq < nunk) {
+        unsigned char *seen = seen_unknowns(m);
+        if (!seen) return false;
+        uint32_t unused = 0;
+        for (uint32_t i = 0; i < m->vars.len; i++) unused += is_unknown_at(b, i) && !seen[i];
+        if (as_part && !unused) {
+            diag_warning(at, "`%s` is underdetermined: %u equation%s for %u unknowns; whoever uses it must give "
+                             "%u more (equations for its variables)", m->name, neq, neq == 1 ? "" : "s", nunk,
+                         nunk - neq);
+            free(seen);
+            return true;
+        }
         diag_error(at, "`%s` is underdetermined: %u equation%s for %u unknowns (%u missing)", m->name, neq,
                    neq == 1 ? "" : "s", nunk, nunk - neq);
-        unsigned char *seen = calloc(m->vars.len + 1, 1);
-        if (!seen) return false;
-        for (uint32_t i = 0; i < m->eqs.len; i++) {
-            if (!flat_eq_is_regular(m->eqs.data[i].kind)) continue;
-            mark_leaves(m, m->eqs.data[i].lhs, seen);
-            mark_leaves(m, m->eqs.data[i].rhs, seen);
-        }
-        list_unused(b, seen);
+        if (!list_unused(b, seen))
+            diag_note((Span){0}, "every unknown appears in some equation; look for a missing relation");
         free(seen);
     } else {
         diag_error(at, "`%s` is overdetermined: %u equations for %u unknown%s (%u too many)", m->name, neq, nunk,

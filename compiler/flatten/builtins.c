@@ -25,7 +25,7 @@ static bool arg_val(Flattener *F, Tx t, AstNode *call, uint32_t i, Val *v) {
         diag_error(a->span, "builtin functions take no keyword arguments");
         return false;
     }
-    if (!tr_val(F, t, a->arg.value, v)) return false;
+    if (!tr_val(F, t, a->arg.value, v) || !val_present(v, a)) return false;
     if (v->str) {
         diag_error(a->span, "a string is not a number");
         return false;
@@ -255,12 +255,21 @@ static bool tr_array_fn(Flattener *F, Tx t, AstNode *call, const char *n, Val *o
     return true;
 }
 
+/* ismissing(x): whether x is `missing`, known when the model is compiled */
+static bool tr_ismissing(Flattener *F, Tx t, AstNode *call, Val *out) {
+    Val a;
+    if (!args_n(call, "ismissing", 1, 1) || !tr_val(F, t, call->call.args.items[0]->arg.value, &a)) return false;
+    *out = val_scalar(expr_const(F->ctx, a.missing));
+    return true;
+}
+
 bool tr_builtin(Flattener *F, Tx t, AstNode *call, Sym name, Val *out, bool *handled) {
     static const char *const array_fns[] = {"sum", "fill", "zeros", "ones", "cross", "dot",
                                             "length", "size", "transpose", "norm", "reshape"};
     *handled = true;
     if (name == F->s_ifelse) return tr_ifelse(F, t, call, out);
     if (!strcmp(name, "clamp")) return tr_clamp(F, t, call, out);
+    if (!strcmp(name, "ismissing")) return tr_ismissing(F, t, call, out);
     for (size_t i = 0; i < sizeof array_fns / sizeof array_fns[0]; i++)
         if (!strcmp(name, array_fns[i])) return tr_array_fn(F, t, call, name, out);
     int fn = expr_fn_lookup(name);

@@ -233,6 +233,14 @@ static void undefined_clock(Flattener *F, Uf *u, uint32_t v) {
                F->m->vars.data[v].name, node_ok(u, why) ? node_name(F, why) : "a clocked relation");
 }
 
+/* SampleTime() of a periodic clock is its period; an event clock has none */
+static void interval_value(Flattener *F, FlatVar *fv) {
+    if (!fv->clock) return;
+    FlatClock *c = &F->m->clocks.data[fv->clock - 1];
+    if (c->kind == FCLK_PERIODIC) fv->value = c->period;
+    else diag_error(fv->span, "SampleTime() of clock `%s`: a zero-crossing clock has no sample time", c->name);
+}
+
 static void classify_vars(Flattener *F, Uf *u) {
     for (uint32_t v = 0; v < F->m->vars.len; v++) {
         FlatVar *fv = &F->m->vars.data[v];
@@ -247,6 +255,8 @@ static void classify_vars(Flattener *F, Uf *u) {
     for (uint32_t v = 0; v < F->m->vars.len; v++) {
         FlatVar *fv = &F->m->vars.data[v];
         if (fv->kind == FV_HOLD) fv->clock = F->m->vars.data[fv->of].clock;
+        if (fv->kind == FV_DISCRETE && !fv->value) fv->value = expr_const(F->ctx, 0); /* before the first tick */
+        if (fv->kind == FV_INTERVAL) interval_value(F, fv);
     }
 }
 

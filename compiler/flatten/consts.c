@@ -31,6 +31,18 @@ static bool const_refuse(Elem *el, const char *why) {
     return false;
 }
 
+static bool const_eval(Flattener *F, Tx t, AstNode *e, Val *out);
+
+static bool const_done(Flattener *F, Elem *el, Val v, Val *out) {
+    el->cval = ARENA_NEW(F->arena, Val);
+    *el->cval = v;
+    el->cstate = CONST_DONE;
+    *out = v;
+    return true;
+}
+
+/* the structural value of a parameter (`missing` for a structural parameter
+ * without value, or bound to one) */
 bool elem_const(Flattener *F, Elem *el, Val *out) {
     switch (el->cstate) {
     case CONST_DONE: *out = *el->cval; return true;
@@ -41,28 +53,34 @@ bool elem_const(Flattener *F, Elem *el, Val *out) {
     if (el->kind != ELEM_VAR || !elem_is_param_like(el))
         return const_refuse(el, "`%s` is a variable, but a value known at compile time is needed");
     AstNode *x = el->value.expr;
+    if (x && x->kind == AST_MISSING && el->is_structural) { /* known to be missing */
+        Val v = el->nd ? val_new(F, el->nd, el->dims) : val_scalar(NULL);
+        v.missing = true;
+        return const_done(F, el, v, out);
+    }
     if (!x || x->kind == AST_MISSING)
         return const_refuse(el, "`%s` has no value, but a value known at compile time is needed");
     el->cstate = CONST_BUSY;
     Val v;
-    bool ok = const_val(F, tx_in(el->value.scope, el->value.env), x, &v);
-    if (ok) {
-        el->cval = ARENA_NEW(F->arena, Val);
-        *el->cval = v;
-        *out = v;
-    }
-    el->cstate = ok ? CONST_DONE : CONST_FAILED;
-    return ok;
+    bool ok = const_eval(F, tx_in(el->value.scope, el->value.env), x, &v);
+    if (ok) return const_done(F, el, v, out);
+    el->cstate = CONST_FAILED;
+    return false;
 }
 
-bool const_val(Flattener *F, Tx t, AstNode *e, Val *out) {
+/* a structural value that may be `missing` (passed on through bindings) */
+static bool const_eval(Flattener *F, Tx t, AstNode *e, Val *out) {
     if (!tr_val(F, tx_structural(t), e, out)) return false;
-    if (!out->str && !all_const(out)) {
+    if (!out->str && !out->missing && !all_const(out)) {
         diag_error(e->span, "this must be known when the model is compiled (a structural value), "
                             "but it depends on variables or time");
         return false;
     }
     return true;
+}
+
+bool const_val(Flattener *F, Tx t, AstNode *e, Val *out) {
+    return const_eval(F, t, e, out) && val_present(out, e);
 }
 
 bool const_int(Flattener *F, Tx t, AstNode *e, int64_t *out) {

@@ -65,16 +65,20 @@ static const char *str_value(AstNode *e) {
     return e && e->kind == AST_STR ? e->str.value : NULL;
 }
 
+static bool is_attr(const char *n, const char *a) { return strcmp(n, a) == 0; }
+
+/* an attribute's value: `guess` may depend on parameters; min, max and
+ * statePriority are constants, so parameters fold to their values there */
 static bool attr_val(Flattener *F, AstNode *mod, Inst *scope, Env *env, Val *out) {
-    if (!tr_val(F, tx_rel(scope, env), mod->mod.value, out)) return false;
+    Tx t = tx_rel(scope, env);
+    bool ok = is_attr(mod->mod.name, "guess") ? tr_val(F, t, mod->mod.value, out) : const_val(F, t, mod->mod.value, out);
+    if (!ok || !val_present(out, mod)) return false;
     if (out->str) {
         diag_error(mod->span, "`%s` needs a number", mod->mod.name);
         return false;
     }
     return true;
 }
-
-static bool is_attr(const char *n, const char *a) { return strcmp(n, a) == 0; }
 
 /* elements [lo, hi) of el */
 static void set_num_attr(Flattener *F, Elem *el, AstNode *mod, const char *n, Val *v, uint32_t lo, uint32_t hi) {
@@ -139,7 +143,7 @@ static void type_attrs(Flattener *F, Elem *el, AstNode *type, Library *lib, int 
 }
 
 static bool binding_val(Flattener *F, Elem *el, Binding *b, Val *out) {
-    if (!tr_val(F, tx_rel(b->scope, b->env), b->expr, out)) return false;
+    if (!tr_val(F, tx_rel(b->scope, b->env), b->expr, out) || !val_present(out, b->expr)) return false;
     if (out->str) {
         diag_error(b->expr->span, "`%s` needs a number, not a string", el->name);
         return false;
@@ -188,9 +192,9 @@ static void var_binding(Flattener *F, Elem *el) {
     if (val && val->kind == AST_MISSING) {
         for (uint32_t i = 0; i < el->n && v->kind == FV_PARAMETER; i++)
             F->m->vars.data[el->var + i].kind = FV_PARAM_MISSING;
-        if (v->kind == FV_CONSTANT) diag_error(val->span, "a constant or structural parameter cannot be `missing`");
+        if (v->kind == FV_CONSTANT && !el->is_structural) diag_error(val->span, "a constant cannot be `missing`");
     } else if (val && v->kind == FV_CONSTANT) {
-        if (elem_const(F, el, &x))
+        if (elem_const(F, el, &x) && !x.missing)
             for (uint32_t i = 0; i < el->n; i++) F->m->vars.data[el->var + i].value = val_at(&x, i);
     } else if (val && binding_val(F, el, &el->value, &x)) {
         if (is_param_kind(v->kind)) {
@@ -248,6 +252,11 @@ static void tr_equation(Flattener *F, Inst *inst, Env *env, AstNode *r) {
     Val l, rhs;
     Tx t = tx_rel(inst, env);
     if (!tr_val(F, t, r->eq.lhs, &l) || !tr_val(F, t, r->eq.rhs, &rhs)) return;
+    if (!val_present(&l, r->eq.lhs) || !val_present(&rhs, r->eq.rhs)) return;
+    if (l.sd && rhs.sd && l.sd != rhs.sd) {
+        diag_error(r->span, "the two sides are different structs: `%s` and `%s`", l.sd->name, rhs.sd->name);
+        return;
+    }
     if (l.str || rhs.str) {
         diag_error(r->span, "an equation relates numbers, not strings");
         return;

@@ -126,6 +126,10 @@ typedef struct FlatModel {
     Vec(FlatAssert) asserts;
     Vec(FlatClock) clocks;
     FlatSettings settings; /* from an analysis; settings.has false otherwise */
+    uint32_t redundant;    /* entries of top-level connector matrices beyond their
+                              degrees of freedom (Frame3D.R: 9 entries, 3 degrees
+                              of freedom) that the component does not compute: the
+                              balance rule does not count them as unknowns */
 } FlatModel;
 
 /* Flatten component (or analysis) `d`.  Errors go through diag_*; returns
@@ -144,8 +148,13 @@ bool flat_add_initial(FlatModel *m, const char *name, double value, Span at, con
  * component's own connectors count as given (Modelica's rule for a
  * component used inside others).  When unbalanced, reports by how much at
  * `d` and lists the candidates (variables in no equation, or the
- * equations) with their locations.  Returns true when balanced. */
-bool flat_check_balance(const FlatModel *m, Def *d);
+ * equations) with their locations.  Returns true when balanced.
+ * `as_part`: `d` is checked as a part of other models (`dyadc check`), so a
+ * shortfall of equations whose unknowns all appear in equations is only a
+ * warning: Dyad lets the user of a component write equations for its
+ * variables (the length-constraint joints leave `r_a`, `r_b` to their
+ * assembly). */
+bool flat_check_balance(const FlatModel *m, Def *d, bool as_part);
 
 /* Deterministic dump: variables with kinds and attributes, then equations
  * with their origins. */

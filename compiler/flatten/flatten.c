@@ -39,6 +39,7 @@ static FlatModel *flatten_from(Flattener *F, Def *d, PendingVec *mods) {
     uint32_t nrel = F->m->eqs.len;
     flatten_connections(F);
     clock_infer(F, nrel);
+    flatten_orientation_loops(F);
     return diag_error_count() > errors ? NULL : F->m;
 }
 

@@ -32,6 +32,20 @@
 typedef struct Inst Inst;
 typedef struct Elem Elem;
 
+typedef struct StructField {  /* one field of a struct value */
+    Sym name;
+    uint32_t off, n;          /* its scalars in the flattened value */
+    uint8_t nd;               /* declared shape (0 = scalar) */
+    uint32_t dims[VAL_MAXD];
+    Def *sd;                  /* a nested struct, or NULL */
+} StructField;
+
+typedef struct StructLayout { /* a struct, connector or component as a value */
+    Def *def;
+    uint32_t nfields, n;      /* fields; scalars in all */
+    StructField *fields;
+} StructLayout;
+
 typedef struct Val {
     uint8_t nd;               /* number of dimensions; 0 = scalar */
     uint32_t dims[VAL_MAXD];
@@ -39,6 +53,11 @@ typedef struct Val {
     Expr **el;                /* row-major elements; NULL for a scalar */
     Expr *s;                  /* the scalar (nd = 0) */
     const char *str;          /* a string value (n = 0), else NULL */
+    Def *sd;                  /* a struct (or connector) value: its type; the
+                                 elements are its scalar fields (nd = 1) */
+    bool missing;             /* `missing` (the literal, or a structural
+                                 parameter without value): usable only as a
+                                 function argument and in ismissing() */
 } Val;
 
 static inline Expr *val_at(const Val *v, uint32_t i) { return v->el ? v->el[i] : v->s; }
@@ -53,7 +72,6 @@ typedef struct Ref {          /* what a component reference denotes */
 typedef struct Env {          /* loop indices and function locals */
     Sym name;
     Val val;
-    Def *sdef;                /* a struct-typed function argument: its struct */
     struct Env *next;
 } Env;
 typedef Vec(Env *) EnvVec;
@@ -182,6 +200,7 @@ struct Flattener {
     uint32_t nleaf;
     Vec(struct Deferred) deferred; /* relations after the connects (instream needs the sets) */
     HashMap aux_der;        /* var + 1 -> helper variable index + 1 for der(der(var)) */
+    HashMap layouts;        /* Def* -> StructLayout* (structs.c) */
     ConnSets cs;
     struct ClockState *clk; /* clock parameters, links, helpers (clocks.c); NULL until used */
 };
@@ -198,6 +217,7 @@ Val val_scalar(Expr *e);
 Val val_new(Flattener *F, uint8_t nd, const uint32_t *dims);
 Val val_like(Flattener *F, const Val *a);
 void val_put(Val *r, uint32_t i, Expr *x);
+bool val_present(const Val *v, AstNode *at);
 bool val_same_shape(const Val *a, const Val *b);
 const char *val_shape_str(Flattener *F, const Val *v);
 bool val_binary(Flattener *F, AstNode *e, Val a, Val b, Val *out);
@@ -227,9 +247,13 @@ bool elem_const(Flattener *F, Elem *el, Val *out);
 bool elem_is_param_like(Elem *el);
 
 /* structs.c: struct values (the vector of their fields) */
+Def *struct_type(Flattener *F, Library *lib, AstNode *type);
+const StructLayout *struct_layout(Flattener *F, Def *sd, AstNode *at);
+bool struct_from_inst(Flattener *F, Tx t, Inst *inst, Def *sd, AstNode *at, Val *out);
 bool struct_value(Flattener *F, Tx t, Inst *si, AstNode *e, Val *out);
 bool struct_construct(Flattener *F, Tx t, AstNode *call, Def *sd, Val *out);
-bool struct_field_slice(Flattener *F, Def *sd, Sym field, uint32_t *off, uint32_t *n, Def **sub, AstNode *at);
+bool struct_coerce(Flattener *F, Val v, Def *sd, AstNode *at, const char *what, Val *out);
+bool struct_field(Flattener *F, Val v, Sym name, AstNode *at, Val *out);
 bool struct_env_field(Flattener *F, Tx t, AstNode *e, Val *out, bool *handled);
 
 /* translate.c: AST expression -> Val */
@@ -254,6 +278,9 @@ void connect_init(Flattener *F);
 void connect_members(Flattener *F, Inst *inst, Env *env, AstNode *r);
 void flatten_connections(Flattener *F);
 void connect_prepare_sets(Flattener *F);
+
+/* loops.c */
+void flatten_orientation_loops(Flattener *F);
 bool tr_instream(Flattener *F, Tx t, AstNode *call, bool actual, Val *out);
 
 /* clocks.c (docs/LANGUAGE.md, "Clocks") */

@@ -11,8 +11,16 @@
  * translated with only the parameters and locals in scope (no access to the
  * caller's variables), so the result is an ordinary expression the later
  * phases can differentiate.  Arguments and results may be scalars, arrays
- * or structs (a struct value is the vector of its fields; `p.x` selects); `if` expressions select at compile time when their condition is
- * constant.  Cost: proportional to the size of the inlined body per call.
+ * of any rank (shapes checked against the declaration) or structs (a
+ * struct value is the vector of its fields and knows its type; `p.x`
+ * selects with the field's shape).  A connector or component instance is
+ * passed to an argument declared with a struct, connector or component
+ * type as the value of that type, field by field by name
+ * (`absolute_rotation(frame_a, R_rel)` with `R1::RotationMatrix` reads
+ * `frame_a.R`).  `missing` may be passed on; ismissing() tests it at
+ * compile time.  `if` expressions select at compile time when their
+ * condition is constant.  Cost: proportional to the size of the inlined
+ * body per call.
  */
 #include "flatten_internal.h"
 
@@ -27,26 +35,9 @@ static AstNode *find_param(AstNode *fn, Sym name, uint32_t *index) {
     return NULL;
 }
 
-/* the struct a parameter or result is declared with, or NULL */
-static Def *decl_struct(Flattener *F, Def *fn, AstNode *type) {
-    if (!type || type->kind != AST_TYPE) return NULL;
-    Def *d = sema_try_lookup(F->prog, fn->lib, &type->type.name);
-    return d && d->node->kind == AST_STRUCT ? d : NULL;
-}
-
-/* a struct value is the vector of its fields: check its length */
-static bool check_struct(Flattener *F, Def *sd, Val *v, AstNode *at, const char *what) {
-    uint32_t n = 0, off, m;
-    Def *sub;
-    AstList *fs = &sd->node->def.decls;
-    for (uint32_t k = 0; k < fs->len; k++) {
-        if (!struct_field_slice(F, sd, fs->items[k]->decl.name, &off, &m, &sub, at)) return false;
-        n = off + m;
-    }
-    if (v->nd == 1 && v->n == n) return true;
-    diag_error(at->span, "%s must be a `%s` value", what, sd->name);
-    return false;
-}
+/* the struct (connector, component) a parameter or result is declared
+ * with, or NULL */
+static Def *decl_struct(Flattener *F, Def *fn, AstNode *type) { return struct_type(F, fn->lib, type); }
 
 /* check a value against declared dimensions (evaluated in the callee env) */
 static bool check_dims(Flattener *F, Tx t, AstList *dims, Val *v, AstNode *at, const char *what) {
@@ -74,7 +65,24 @@ static bool check_dims(Flattener *F, Tx t, AstList *dims, Val *v, AstNode *at, c
     return true;
 }
 
-static bool bind_args(Flattener *F, Tx t, AstNode *call, AstNode *fn, Val *vals, bool *given) {
+/* an argument: an instance passed to a struct-typed parameter is the value
+ * of that type; anything else is translated as an expression */
+static bool arg_value(Flattener *F, Tx t, AstNode *x, AstNode *param, Def *psd, Val *out) {
+    Ref r;
+    bool is_name = x->kind == AST_IDENT || x->kind == AST_FIELD || x->kind == AST_INDEX;
+    if (is_name && !(x->kind == AST_IDENT && env_find(t.env, x->ident.name)) && resolve_ref(F, t, x, false, &r) &&
+        r.inst && r.inst->def->node->kind != AST_STRUCT) {
+        if (psd) return struct_from_inst(F, t, r.inst, psd, x, out);
+        diag_error(x->span, "`%s` is a %s; a function takes it only as an argument declared with a struct, "
+                            "connector or component type (e.g. `%s::%s`)", r.inst->path,
+                   r.inst->is_connector ? "connector" : "component", param->decl.name, r.inst->def->name);
+        return false;
+    }
+    return tr_val(F, t, x, out);
+}
+
+static bool bind_args(Flattener *F, Tx t, AstNode *call, Def *def, Val *vals, bool *given) {
+    AstNode *fn = def->node;
     uint32_t np = fn->func.params.len;
     for (uint32_t i = 0; i < call->call.args.len; i++) {
         AstNode *a = call->call.args.items[i];
@@ -91,19 +99,12 @@ static bool bind_args(Flattener *F, Tx t, AstNode *call, AstNode *fn, Val *vals,
             diag_error(a->span, "argument `%s` is given twice", fn->func.params.items[k]->decl.name);
             return false;
         }
-        if (!tr_val(F, t, a->arg.value, &vals[k])) return false;
+        AstNode *param = fn->func.params.items[k];
+        if (!arg_value(F, t, a->arg.value, param, decl_struct(F, def, param->decl.type), &vals[k]))
+            return false;
         given[k] = true;
     }
     return true;
-}
-
-/* a local assigned a constructor call `q = Point(...)` is struct-typed */
-static Def *decl_struct_value(Flattener *F, Tx t, AstNode *call) {
-    AstNode *c = call->call.callee;
-    if (c->kind != AST_IDENT) return NULL;
-    AstQName q = {&c->ident.name, 1, c->span};
-    Def *d = sema_try_lookup(F->prog, tx_lib(F, t), &q);
-    return d && d->node->kind == AST_STRUCT ? d : NULL;
 }
 
 /* the body, in the callee's context t (its arguments bound in t.env) */
@@ -118,15 +119,13 @@ static bool run_body(Flattener *F, Tx t, Def *def, Val *out) {
         AstNode *st = body->items[i];
         Val v;
         if (!tr_val(F, t, st->fstmt.value, &v)) return false;
-        Def *sd = st->fstmt.value->kind == AST_CALL ? decl_struct_value(F, t, st->fstmt.value) : NULL;
         if (!st->fstmt.name) {
-            *out = v;
             Def *rs = decl_struct(F, def, fn->func.result);
-            if (rs) return check_struct(F, rs, out, st, "the result");
+            if (rs) return struct_coerce(F, v, rs, st, "the result", out);
+            *out = v;
             return check_dims(F, t, &fn->func.result_dims, out, st, "the result");
         }
         t.env = env_push(F, t.env, st->fstmt.name, v);
-        t.env->sdef = sd;
     }
     return false;
 }
@@ -145,9 +144,9 @@ static bool bind_params(Flattener *F, Tx *callee, AstNode *call, Def *def, Val *
         }
         const char *what = arena_printf(F->arena, "argument `%s`", p->decl.name);
         Def *sd = decl_struct(F, def, p->decl.type);
-        if (ok) ok = sd ? check_struct(F, sd, &vals[k], call, what) : check_dims(F, *callee, &p->decl.dims, &vals[k], call, what);
+        if (ok && sd) ok = vals[k].missing || struct_coerce(F, vals[k], sd, call, what, &vals[k]);
+        else if (ok) ok = check_dims(F, *callee, &p->decl.dims, &vals[k], call, what);
         callee->env = env_push(F, callee->env, p->decl.name, vals[k]);
-        callee->env->sdef = sd;
     }
     return ok;
 }
@@ -161,7 +160,7 @@ bool tr_function_call(Flattener *F, Tx t, AstNode *call, Def *def, Val *out) {
     uint32_t np = fn->func.params.len;
     Val *vals = ARENA_ARRAY(F->arena, Val, np ? np : 1);
     bool *given = ARENA_ARRAY(F->arena, bool, np ? np : 1);
-    if (!bind_args(F, t, call, fn, vals, given)) return false;
+    if (!bind_args(F, t, call, def, vals, given)) return false;
     Tx callee = t; /* keeps `structural` and the der() helper */
     callee.scope = NULL;
     callee.env = NULL;

@@ -449,7 +449,7 @@ static bool eval_dims(Flattener *F, Inst *inst, Elem *e, AstList *dl) {
             diag_error(e->decl->span, "give the size of `%s` (`:` needs a value to take it from)", e->name);
             return false;
         }
-        if (!elem_const(F, e, &v)) return false;
+        if (!elem_const(F, e, &v) || !val_present(&v, x)) return false;
         if (v.nd != dl->len) {
             diag_error(x->span, "`%s` has %u dimension%s but its value has %u", e->name, dl->len,
                        dl->len == 1 ? "" : "s", v.nd);

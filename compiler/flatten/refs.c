@@ -16,7 +16,7 @@
 #include <string.h>
 
 Env *env_push(Flattener *F, Env *next, Sym name, Val v) {
-    Env *e = ARENA_NEW(F->arena, Env); /* sdef NULL: callers set it */
+    Env *e = ARENA_NEW(F->arena, Env);
     e->name = name;
     e->val = v;
     e->next = next;

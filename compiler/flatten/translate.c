@@ -45,6 +45,7 @@ bool tr_var_value(Flattener *F, Tx t, Ref *r, bool whole, Val *out, AstNode *e) 
         if (!elem_const(F, el, &v)) return false;
         if (whole) *out = v;
         else *out = val_scalar(val_at(&v, r->off));
+        out->missing = v.missing;
         return true;
     }
     if (t.structural) {
@@ -92,7 +93,7 @@ static bool tr_index_name(Flattener *F, Tx t, AstNode *e, Val *out) {
         return tr_var_value(F, t, &b, false, out, e);
     }
     Val bv;
-    if (!tr_val(F, t, base, &bv)) return false;
+    if (!tr_val(F, t, base, &bv) || !val_present(&bv, base)) return false;
     return val_index(F, t, bv, e, out);
 }
 
@@ -101,6 +102,10 @@ static bool tr_name(Flattener *F, Tx t, AstNode *e, Val *out) {
         bool handled;
         bool ok = struct_env_field(F, t, e, out, &handled);
         if (handled) return ok;
+        if (e->field.base->kind != AST_IDENT && e->field.base->kind != AST_FIELD && e->field.base->kind != AST_INDEX) {
+            Val base; /* a field of a computed value: `planar_rotation(e, a, 0).R` */
+            return tr_val(F, t, e->field.base, &base) && struct_field(F, base, e->field.name, e, out);
+        }
         int k = tr_enum_name(F, t, e);
         if (k < 0) return false;
         if (k > 0) {
@@ -196,7 +201,7 @@ static bool tr_array(Flattener *F, Tx t, AstNode *e, Val *out) {
     }
     Val *vs = ARENA_ARRAY(F->arena, Val, xs->len);
     for (uint32_t i = 0; i < xs->len; i++) {
-        if (!tr_val(F, t, xs->items[i], &vs[i])) return false;
+        if (!tr_val(F, t, xs->items[i], &vs[i]) || !val_present(&vs[i], xs->items[i])) return false;
         if (vs[i].str || !val_same_shape(&vs[i], &vs[0])) {
             diag_error(xs->items[i]->span, "the elements of an array literal must have the same shape");
             return false;
@@ -245,7 +250,7 @@ static bool tr_range(Flattener *F, Tx t, AstNode *e, Val *out) {
 static bool compr_rec(Flattener *F, Tx t, AstNode *e, uint32_t k, ExprPtrVec *acc, uint32_t *dims) {
     if (k == e->compr.iters.len) {
         Val v;
-        if (!tr_val(F, t, e->compr.body, &v)) return false;
+        if (!tr_val(F, t, e->compr.body, &v) || !val_present(&v, e->compr.body)) return false;
         if (v.nd || v.str) {
             diag_error(e->compr.body->span, "a comprehension element must be a scalar");
             return false;
@@ -343,7 +348,7 @@ static bool tr_der(Flattener *F, Tx t, AstNode *call, Val *out) {
         return false;
     }
     Val a;
-    if (!tr_val(F, t, call->call.args.items[0]->arg.value, &a)) return false;
+    if (!tr_val(F, t, call->call.args.items[0]->arg.value, &a) || !val_present(&a, call)) return false;
     Val r = val_like(F, &a);
     for (uint32_t i = 0; i < a.n; i++) {
         Expr *x = der_elem(F, t, call, val_at(&a, i));
@@ -364,10 +369,29 @@ static Def *callee_def(Flattener *F, Tx t, AstNode *callee) {
     return sema_try_lookup(F->prog, tx_lib(F, t), &qn);
 }
 
+/* outer(world.g, default): the element `world.g` of the top-level model
+ * when it has one (Modelica's inner/outer, MTK's GlobalScope: library
+ * components read the model's World this way), else `default` */
+static bool tr_outer(Flattener *F, Tx t, AstNode *call, Val *out) {
+    AstList *args = &call->call.args;
+    if (args->len != 2 || args->items[0]->arg.name || args->items[1]->arg.name) {
+        diag_error(call->span, "outer(name, default) takes a name and a default value");
+        return false;
+    }
+    AstNode *name = args->items[0]->arg.value;
+    Ref r;
+    Tx top = tx_in(F->top, NULL);
+    top.structural = t.structural;
+    if (F->top && resolve_ref(F, top, name, false, &r) && r.var)
+        return tr_val(F, top, name, out);
+    return tr_val(F, t, args->items[1]->arg.value, out);
+}
+
 static bool tr_call(Flattener *F, Tx t, AstNode *e, Val *out) {
     AstNode *callee = e->call.callee;
     Sym name = callee->kind == AST_IDENT ? callee->ident.name : NULL;
     if (name && name == F->s_der) return tr_der(F, t, e, out);
+    if (name && strcmp(name, "outer") == 0) return tr_outer(F, t, e, out);
     if (name && (strcmp(name, "instream") == 0 || strcmp(name, "actualstream") == 0))
         return tr_instream(F, t, e, name[0] == 'a', out);
     Def *d = callee_def(F, t, callee);
@@ -431,9 +455,10 @@ bool tr_val(Flattener *F, Tx t, AstNode *e, Val *out) {
     case AST_ARRAY: return tr_array(F, t, e, out);
     case AST_RANGE: return tr_range(F, t, e, out);
     case AST_COMPREHENSION: return tr_comprehension(F, t, e, out);
-    case AST_MISSING:
-        diag_error(e->span, "`missing` is only allowed as the value of a parameter or variable");
-        return false;
+    case AST_MISSING: /* passed on to a function; every consumer rejects it */
+        *out = val_scalar(NULL);
+        out->missing = true;
+        return true;
     case AST_COLON:
         diag_error(e->span, "`:` is only allowed inside an index");
         return false;
@@ -446,7 +471,7 @@ bool tr_val(Flattener *F, Tx t, AstNode *e, Val *out) {
 
 Expr *tr_expr(Flattener *F, Tx t, AstNode *e) {
     Val v;
-    if (!tr_val(F, t, e, &v)) return NULL;
+    if (!tr_val(F, t, e, &v) || !val_present(&v, e)) return NULL;
     if (v.str) {
         diag_error(e->span, "a string is not a number");
         return NULL;

@@ -40,6 +40,15 @@ void val_put(Val *r, uint32_t i, Expr *x) {
     else r->s = x;
 }
 
+/* a value that is `missing` can only be passed on (to a function) or tested
+ * with ismissing(); every consumer of elements checks it first */
+bool val_present(const Val *v, AstNode *at) {
+    if (!v->missing) return true;
+    diag_error(at->span, "this is `missing` (it has no value): `missing` can only be passed to a function "
+                         "or tested with ismissing()");
+    return false;
+}
+
 bool val_same_shape(const Val *a, const Val *b) {
     if (a->nd != b->nd) return false;
     for (uint8_t k = 0; k < a->nd; k++)
@@ -102,6 +111,7 @@ static bool val_map2(Flattener *F, BinFn fn, Val a, Val b, AstNode *at, Val *out
 
 bool val_binary(Flattener *F, AstNode *e, Val a, Val b, Val *out) {
     AstOp op = e->binary.op;
+    if (!val_present(&a, e->binary.lhs) || !val_present(&b, e->binary.rhs)) return false;
     if (a.str || b.str) {
         if ((op == OP_EQ || op == OP_NE) && a.str && b.str) {
             bool eq = strcmp(a.str, b.str) == 0;
@@ -126,6 +136,7 @@ bool val_binary(Flattener *F, AstNode *e, Val a, Val b, Val *out) {
 }
 
 bool val_unary(Flattener *F, AstNode *e, Val a, Val *out) {
+    if (!val_present(&a, e)) return false;
     if (a.str) {
         diag_error(e->span, "a string is not a number");
         return false;
@@ -143,6 +154,7 @@ bool val_unary(Flattener *F, AstNode *e, Val a, Val *out) {
 
 /* c ? a : b element by element (a condition that varies at run time) */
 bool val_ifelse(Flattener *F, AstNode *at, Expr *c, Val a, Val b, Val *out) {
+    if (!val_present(&a, at) || !val_present(&b, at)) return false;
     if (!val_same_shape(&a, &b) || a.str || b.str) {
         diag_error(at->span, "both branches must have the same shape: %s and %s", val_shape_str(F, &a),
                    val_shape_str(F, &b));
@@ -150,6 +162,7 @@ bool val_ifelse(Flattener *F, AstNode *at, Expr *c, Val a, Val b, Val *out) {
     }
     Val r = val_like(F, &a);
     for (uint32_t i = 0; i < a.n; i++) val_put(&r, i, expr_ifelse(F->ctx, c, val_at(&a, i), val_at(&b, i)));
+    r.sd = a.sd == b.sd ? a.sd : NULL;
     *out = r;
     return true;
 }

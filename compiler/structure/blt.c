@@ -22,16 +22,16 @@
  *      division by something that can cross zero): an explicit assignment
  *      v := solution, removed from the integrator;
  *    - one equation for der(state): the state's residual row (IDA needs
- *      one per state), BK_STATE_DER;
+ *      one per state), SB_STATE_DER;
  *    - one equation not solvable that way: v stays an IDA unknown with the
- *      equation as residual, BK_IMPLICIT;
+ *      equation as residual, SB_IMPLICIT;
  *    - an algebraic loop of at most TEAR_MAX_BLOCK equations is torn (below);
  *      the loop is classified linear (every residual's derivative with
  *      respect to every iteration variable free of iteration variables)
  *      or nonlinear;
  *    - a larger loop is not torn: all its unknowns stay IDA unknowns and
  *      IDA's Newton iteration solves it with the sparse (KLU) Jacobian,
- *      BK_SPARSE.
+ *      SB_SPARSE.
  *
  * Tearing heuristic (greedy, after Cellier & Kofman, "Continuous System
  * Simulation" §7, and Elmqvist & Otter 1994): derivatives of states are
@@ -263,7 +263,7 @@ static void tear(St *t, Tear *w, Block *b) {
             vec_push(t->arena, &res, substituted(t, t->beqs.data[b->first + i]));
             vec_push(t->arena, &t->resid_eq, t->beqs.data[b->first + i]);
         }
-    b->kind = linear_in(t, &res, &tv) ? BK_LINEAR : BK_NONLINEAR;
+    b->kind = linear_in(t, &res, &tv) ? SB_LINEAR : SB_NONLINEAR;
     b->ntorn = tv.len;
     b->tfirst = t->torn.len;
     for (uint32_t k = 0; k < tv.len; k++) vec_push(t->arena, &t->torn, tv.data[k]);
@@ -275,15 +275,15 @@ static void single(St *t, Block *b) {
     uint32_t e = t->beqs.data[b->first], v = t->bvars.data[b->first];
     Expr *r = substituted(t, e);
     Expr *x = solve_for(t, r, v);
-    if (x) { set_assigned(t, v, x); b->kind = BK_ASSIGN; return; }
-    b->kind = t->sv.data[v].role == SR_DERIV ? BK_STATE_DER : BK_IMPLICIT;
+    if (x) { set_assigned(t, v, x); b->kind = SB_ASSIGN; return; }
+    b->kind = t->sv.data[v].role == SR_DERIV ? SB_STATE_DER : SB_IMPLICIT;
     b->res = r;
     vec_push(t->arena, &t->resid_sv, r);
     vec_push(t->arena, &t->resid_eq, e);
 }
 
 static void whole(St *t, Block *b) {
-    b->kind = BK_SPARSE;
+    b->kind = SB_SPARSE;
     for (uint32_t i = 0; i < b->size; i++) {
         vec_push(t->arena, &t->resid_sv, substituted(t, t->beqs.data[b->first + i]));
         vec_push(t->arena, &t->resid_eq, t->beqs.data[b->first + i]);

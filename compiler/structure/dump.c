@@ -7,6 +7,8 @@
  */
 #include "structure_internal.h"
 
+#include "dyad_model.h"
+
 #include <stdlib.h>
 
 void st_note_eq(St *t, uint32_t e, const char *what) {
@@ -89,24 +91,21 @@ const char *st_eq_text(St *t, uint32_t flat, const char *pre, const char *post) 
     return text_close(t, f, &buf, &len);
 }
 
-static const char *const block_names[] = {"assignment", "state derivative", "implicit",
-                                          "linear loop", "nonlinear loop", "sparse loop"};
-
 static void report_blocks(St *t, FILE *out) {
     fprintf(out, "blt blocks (%u)\n", t->blocks.len);
     for (uint32_t i = 0; i < t->blocks.len; i++) {
         Block *b = &t->blocks.data[i];
-        fprintf(out, "  %u %s", i + 1, block_names[b->kind]);
+        fprintf(out, "  %u %s", i + 1, sys_block_kind_names[b->kind]);
         if (b->size > 1) fprintf(out, " (size %u)", b->size);
         fputc(':', out);
         for (uint32_t k = 0; k < b->size && k < 12; k++) fprintf(out, " %s", st_sv_name(t, t->bvars.data[b->first + k]));
         if (b->size > 12) fprintf(out, " ...");
-        if (b->kind == BK_ASSIGN) {
+        if (b->kind == SB_ASSIGN) {
             fputs(" := ", out);
             print_capped(out, t->c, t->sv.data[t->bvars.data[b->first]].value, sv_leaf, t);
         }
         fputc('\n', out);
-        if (b->ntorn && b->kind != BK_SPARSE) {
+        if (b->ntorn && b->kind != SB_SPARSE) {
             fputs("    iteration variables:", out);
             for (uint32_t k = 0; k < b->ntorn; k++) fprintf(out, " %s", st_sv_name(t, t->torn.data[b->tfirst + k]));
             fputc('\n', out);
@@ -155,7 +154,7 @@ static void leaf_name(void *ud, FILE *out, const Expr *e) {
     case EXPR_Y: fputs(s->y_names[e->index], out); break;
     case EXPR_YP: fprintf(out, "der(%s)", s->y_names[e->index]); break;
     case EXPR_P: fputs(s->param_names[e->index], out); break;
-    case EXPR_Z: fprintf(out, "z[%s]", s->init_names[e->index]); break;
+    case EXPR_Z: fprintf(out, "z[%s]", s->init_names && e->index < s->init_n ? s->init_names[e->index] : "?"); break;
     case EXPR_MODE: fprintf(out, "mode%u", e->index); break;
     default: fprintf(out, "%s[%u]", expr_kind_names[e->kind], e->index);
     }
@@ -171,6 +170,53 @@ static void line(FILE *out, const System *s, const char *pre, const Expr *e) {
     fputs(pre, out);
     print_capped(out, s->ctx, e, leaf_name, (void *)s);
     fputc('\n', out);
+}
+
+typedef struct { const System *s; const SysClock *c; } TickNames;
+
+/* in a tick, z[j] is the j-th iteration variable of the partition */
+static void tick_leaf(void *ud, FILE *out, const Expr *e) {
+    const TickNames *n = ud;
+    if (e->kind == EXPR_Z && e->index < n->c->nw) fprintf(out, "w[%s]", n->c->w_names[e->index]);
+    else leaf_name((void *)n->s, out, e);
+}
+
+static void tick_line(FILE *out, const TickNames *n, const char *pre, const Expr *e) {
+    fputs(pre, out);
+    print_capped(out, n->s->ctx, e, tick_leaf, (void *)n);
+    fputc('\n', out);
+}
+
+static void dump_clock(FILE *out, const System *s, const SysClock *c) {
+    TickNames tn = {s, c};
+    fprintf(out, "  clock %s ", c->name);
+    if (c->kind == DYRT_CLOCK_ZERO_CROSSING) {
+        fprintf(out, "at the roots of zero crossing %d\n", c->zc);
+    } else {
+        fputs("periodic ", out);
+        print_capped(out, s->ctx, c->period, leaf_name, (void *)s);
+        line(out, s, ", offset ", c->offset);
+    }
+    for (uint32_t i = 0; i < c->nsample; i++) {
+        fprintf(out, "    sample %s = ", s->param_names[c->sample_slot[i]]);
+        line(out, s, "", c->sample[i]);
+    }
+    for (uint32_t i = 0; i < c->nw; i++) fprintf(out, "    iterate %s (guess its previous value)\n", c->w_names[i]);
+    for (uint32_t i = 0; i < c->nw; i++) tick_line(out, &tn, "    0 = ", c->resid[i]);
+    for (uint32_t i = 0; i < c->nset; i++) {
+        fprintf(out, "    %s := ", s->param_names[c->set_slot[i]]);
+        tick_line(out, &tn, "", c->set[i]);
+    }
+    for (uint32_t i = 0; i < c->ncopy; i++)
+        fprintf(out, "    %s <- %s\n", s->param_names[c->copy_dst[i]], s->param_names[c->copy_src[i]]);
+}
+
+static void dump_clocks(FILE *out, const System *s) {
+    if (!s->nclocks) return;
+    fprintf(out, "clocks (%u), ticking order", s->nclocks);
+    for (uint32_t k = 0; k < s->nclocks; k++) fprintf(out, " %s", s->clocks[s->tick_order[k]].name);
+    fputc('\n', out);
+    for (uint32_t c = 0; c < s->nclocks; c++) dump_clock(out, s, &s->clocks[c]);
 }
 
 void struct_dump(FILE *out, const System *s) {
@@ -192,6 +238,7 @@ void struct_dump(FILE *out, const System *s) {
         fprintf(out, "  mode%u: %s %s, zero crossing ", z, event_kind_names[s->zc_kind[z]], s->zc_names[z]);
         line(out, s, "", s->zc[z]);
     }
+    dump_clocks(out, s);
     fprintf(out, "initialization (%u unknowns)\n", s->init_n);
     for (uint32_t i = 0; i < s->init_n; i++) line(out, s, "  0 = ", s->init_resid[i]);
     for (uint32_t y = 0; y < s->ny; y++) {

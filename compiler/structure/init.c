@@ -73,7 +73,7 @@ static void start_derivatives(St *t) {
     System *s = t->s;
     for (uint32_t i = 0; i < t->blocks.len; i++) {
         Block *b = &t->blocks.data[i];
-        if (b->kind != BK_STATE_DER) continue;
+        if (b->kind != SB_STATE_DER) continue;
         SVar *d = &t->sv.data[t->bvars.data[b->first]];
         uint32_t y = (uint32_t)t->sv.data[d->yp_of].slot;
         Expr *x = expr_solve_linear(t->c, lower(t, b->res), expr_leaf(t->c, EXPR_YP, y));
@@ -489,7 +489,7 @@ static bool emit_rows(St *t, Cand *c) {
 static bool has_nonlinear_blocks(St *t) {
     for (uint32_t b = 0; b < t->blocks.len; b++) {
         uint8_t k = t->blocks.data[b].kind;
-        if (k == BK_NONLINEAR || k == BK_IMPLICIT || k == BK_SPARSE) return true;
+        if (k == SB_NONLINEAR || k == SB_IMPLICIT || k == SB_SPARSE) return true;
     }
     return false;
 }

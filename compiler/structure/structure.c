@@ -210,7 +210,8 @@ static void build_params(St *t) {
         FlatVar *v = &t->m->vars.data[t->pvar[p]];
         s->param_names[p] = v->name;
         s->param_flags[p] = (v->is_final || v->kind == FV_CONSTANT ? SYS_PARAM_FINAL : 0) |
-                            (v->kind == FV_PARAM_MISSING ? SYS_PARAM_MISSING : 0);
+                            (v->kind == FV_PARAM_MISSING ? SYS_PARAM_MISSING : 0) |
+                            (flat_kind_is_discrete(v->kind) ? SYS_PARAM_DISCRETE : 0);
         s->param_default[p] = v->value ? lower(t, v->value) : NULL;
         if (!v->value && v->kind == FV_PARAMETER) s->param_flags[p] |= SYS_PARAM_REQUIRED;
         if (v->value && !expr_is_const(s->param_default[p])) s->param_flags[p] |= SYS_PARAM_DEPENDENT;
@@ -280,12 +281,76 @@ static void build_residuals(St *t) {
     for (uint32_t r = 0; r < s->ny; r++) s->resid[r] = lower(t, t->resid_sv.data[r]);
 }
 
+/* ---------- the block sequence ---------- */
+
+const char *const sys_block_kind_names[SB_KIND_COUNT] = {
+#define X(k, name) name,
+    SYS_BLOCK_KINDS(X)
+#undef X
+};
+
+/* an unknown of the index-1 system as the System names it */
+static SysUnknown sys_unknown(St *t, uint32_t sv, int32_t *asg) {
+    SVar *v = &t->sv.data[sv];
+    System *s = t->s;
+    switch ((SvRole)v->role) {
+    case SR_ALG: return (SysUnknown){SU_Y, (uint32_t)v->slot};
+    case SR_DERIV: return (SysUnknown){SU_YP, (uint32_t)t->sv.data[v->yp_of].slot};
+    case SR_ASSIGNED:
+        if (asg[sv] < 0) {
+            asg[sv] = (int32_t)s->nassigned;
+            s->assigned_names[s->nassigned] = st_sv_name(t, sv);
+            s->assigned_value[s->nassigned++] = lower(t, expr_leaf(t->c, EXPR_VAR, sv));
+        }
+        return (SysUnknown){SU_ASSIGNED, (uint32_t)asg[sv]};
+    case SR_STATE:
+    case SR_NONE: break;
+    }
+    diag_internal("structure: `%s` is in a BLT block but is no unknown", st_sv_name(t, sv));
+    return (SysUnknown){SU_Y, 0};
+}
+
+/* System.blocks from the BLT blocks: iteration variables first, then the
+ * unknowns assigned (inside a loop, or as an assignment block).  O(size). */
+static void build_blocks(St *t) {
+    System *s = t->s;
+    uint32_t nunk = t->bvars.len;
+    s->nblocks = t->blocks.len;
+    s->blocks = ARENA_ARRAY(t->arena, SysBlock, s->nblocks + 1);
+    s->block_unknowns = ARENA_ARRAY(t->arena, SysUnknown, nunk + 1);
+    s->assigned_names = ARENA_ARRAY(t->arena, const char *, nunk + 1);
+    s->assigned_value = ARENA_ARRAY(t->arena, Expr *, nunk + 1);
+    int32_t *asg = ARENA_ARRAY(t->arena, int32_t, t->sv.len + 1);
+    memset(asg, 0xff, sizeof *asg * (t->sv.len + 1));
+    uint32_t at = 0, row = 0;
+    for (uint32_t i = 0; i < t->blocks.len; i++) {
+        Block *b = &t->blocks.data[i];
+        SysBlock *o = &s->blocks[i];
+        o->kind = b->kind;
+        o->first = at;
+        o->res_first = row;
+        bool torn = b->kind == SB_LINEAR || b->kind == SB_NONLINEAR;
+        for (uint32_t k = 0; torn && k < b->ntorn; k++)
+            s->block_unknowns[at++] = sys_unknown(t, t->torn.data[b->tfirst + k], asg);
+        o->ntear = torn ? b->ntorn : b->kind == SB_ASSIGN ? 0 : b->size;
+        for (uint32_t k = 0; k < b->size; k++) {
+            uint32_t v = t->bvars.data[b->first + k];
+            if (!torn || t->sv.data[v].role == SR_ASSIGNED) s->block_unknowns[at++] = sys_unknown(t, v, asg);
+        }
+        o->n = at - o->first;
+        row += o->ntear;
+    }
+    if (row != s->ny || at != nunk)
+        diag_internal("structure: the BLT blocks have %u rows and %u unknowns for %u residuals and %u "
+                      "block unknowns", row, at, s->ny, nunk);
+}
+
 static void build_outputs(St *t) {
     System *s = t->s;
     s->out = ARENA_ARRAY(t->arena, Expr *, t->m->vars.len + 1);
     s->out_names = ARENA_ARRAY(t->arena, const char *, t->m->vars.len + 1);
     for (uint32_t v = 0; v < t->m->vars.len; v++) {
-        if (t->m->vars.data[v].kind != FV_VARIABLE) continue;
+        if (!flat_kind_is_unknown(t->m->vars.data[v].kind)) continue; /* clocked ones too */
         s->out_names[s->nout] = t->m->vars.data[v].name;
         s->out[s->nout++] = lower(t, st_to_sv(t, expr_leaf(t->c, EXPR_VAR, v)));
     }
@@ -321,11 +386,6 @@ System *structure(FlatModel *m) {
         s->start_time = f->start, s->stop_time = f->stop, s->interval = f->interval, s->dtmax = f->dtmax;
         s->rtol = f->rtol, s->atol = f->atol, s->ntstops = f->ntstops, s->tstops = f->tstops;
     }
-    for (uint32_t v = 0; v < m->vars.len; v++)
-        if (flat_kind_is_discrete(m->vars.data[v].kind)) { /* partitions: not compiled yet */
-            diag_error(m->vars.data[v].span, "clocked partitions (`%s`) are not compiled yet", m->vars.data[v].name);
-            return NULL;
-        }
     if (!balance_check(&t)) return NULL;
     double t0 = timing_now();
     struct_alias(&t);
@@ -339,6 +399,7 @@ System *structure(FlatModel *m) {
     assign_slots(&t);
     build_params(&t);
     build_residuals(&t);
+    build_blocks(&t);
     timing_sub("structure.residuals", &t0);
     build_outputs(&t);
     build_asserts(&t);
@@ -347,6 +408,8 @@ System *structure(FlatModel *m) {
     timing_sub("structure.events", &t0);
     build_jacobian(&t);
     timing_sub("structure.jacobian", &t0);
+    struct_build_clocks(&t);
+    timing_sub("structure.clocks", &t0);
     struct_build_init(&t);
     timing_sub("structure.init", &t0);
     struct_tables(s);

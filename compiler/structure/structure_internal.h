@@ -46,11 +46,9 @@ typedef struct {
     uint32_t ninc;
 } SEq;
 
-/* one BLT block (dump and docs; the System only sees its residuals) */
-typedef enum { BK_ASSIGN, BK_STATE_DER, BK_IMPLICIT, BK_LINEAR, BK_NONLINEAR, BK_SPARSE } BlockKind;
-
+/* one BLT block in sv form (the System gets it as a SysBlock) */
 typedef struct {
-    uint8_t kind;      /* BlockKind */
+    uint8_t kind;      /* SysBlockKind */
     uint32_t size;     /* equations = unknowns */
     uint32_t first;    /* into St.bvars / St.beqs */
     uint32_t ntorn;    /* iteration (tearing) variables kept as IDA unknowns */
@@ -111,6 +109,8 @@ void st_keep_relation(void *t, Expr *old, Expr *new_); /* ExprNodeWatch: origins
 uint32_t st_der(St *t, uint32_t sv);    /* d/dt of sv (created on demand) */
 Expr *st_dt(St *t, Expr *e);            /* total time derivative in sv form */
 void st_incidence(St *t, uint32_t e);   /* (re)compute eq[e].inc */
+/* partition.c: clocks and their partitions (after the continuous system and its events) */
+void struct_build_clocks(St *t);
 /* alias.c, init.c, events.c */
 void struct_alias(St *t);
 void struct_build_init(St *t);
@@ -131,8 +131,11 @@ uint32_t st_match(St *t, StEqFilter use_eq, StVarFilter use_var);
 bool st_augment(St *t, uint32_t e, StVarFilter use_var, unsigned char *veq, unsigned char *vvar,
                 U32Vec *ceq, U32Vec *cvar);
 void st_grow_match(St *t);
-/* pantelides.c */
+/* pantelides.c: Pantelides, then struct_select_states */
 bool struct_index_reduce(St *t);
+void st_singular(St *t, U32Vec *eqs, U32Vec *vars, const char *why); /* located error */
+/* statesel.c: dummy derivatives, state selection, roles */
+bool struct_select_states(St *t);
 /* blt.c */
 bool struct_blt(St *t);
 /* dump.c */

@@ -13,6 +13,24 @@
  * data (output copies, constant defaults and start values) is classified
  * here, in the tables below.
  *
+ * The BLT block sequence is kept beside the residual form (`blocks`):
+ * in BLT order (dependencies first), each block names the unknowns it
+ * determines and where its residual rows are, so a consumer can evaluate
+ * the system block by block (initialization, model exchange, clocked
+ * partitions) instead of as one residual:
+ *   SB_ASSIGN         one unknown, no residual row: assigned[k] := value,
+ *                     computed from the blocks before it;
+ *   SB_STATE_DER      one row: the y' of a state (IDA's residual for it);
+ *   SB_IMPLICIT       one row, one unknown kept implicit (solvability rule);
+ *   SB_LINEAR, SB_NONLINEAR  a torn algebraic loop: its iteration variables
+ *                     (the block's first `ntear` unknowns, IDA unknowns) and
+ *                     as many residual rows; the other unknowns are assigned
+ *                     inside the loop from the iteration variables;
+ *   SB_SPARSE         a loop too large to tear: every unknown an iteration
+ *                     variable, one row each.
+ * Residual rows of one block are consecutive in `resid`, blocks in order,
+ * so resid[res_first .. res_first + ntear) are block b's rows.
+ *
  * Events (structure/events.c): every relation on continuous values is an
  * event k with a zero-crossing function zc[k] and a mode, the leaf
  * EXPR_MODE(k): 1 while zc[k] > 0, 0 otherwise, changed only at events
@@ -33,17 +51,52 @@
 #include "expr.h"
 #include "support.h"
 
+#define SYS_BLOCK_KINDS(X)                                        \
+    X(SB_ASSIGN, "assignment")                                    \
+    X(SB_STATE_DER, "state derivative")                           \
+    X(SB_IMPLICIT, "implicit")                                    \
+    X(SB_LINEAR, "linear loop")                                   \
+    X(SB_NONLINEAR, "nonlinear loop")                             \
+    X(SB_SPARSE, "sparse loop")
+
+typedef enum {
+#define X(k, name) k,
+    SYS_BLOCK_KINDS(X)
+#undef X
+    SB_KIND_COUNT
+} SysBlockKind;
+
+extern const char *const sys_block_kind_names[SB_KIND_COUNT];
+
+/* what a block determines: y[index], y'[index] or assigned[index] */
+typedef enum { SU_Y, SU_YP, SU_ASSIGNED } SysUnknownKind;
+
+typedef struct SysUnknown {
+    uint8_t kind;                 /* SysUnknownKind */
+    uint32_t index;
+} SysUnknown;
+
+typedef struct SysBlock {
+    uint8_t kind;                 /* SysBlockKind */
+    uint32_t first, n;            /* block_unknowns[first .. first + n) */
+    uint32_t ntear;               /* the first ntear of them are iteration
+                                     variables (Y or YP); as many residual rows */
+    uint32_t res_first;           /* resid[res_first .. res_first + ntear) */
+} SysBlock;
+
 /* param_flags bits */
 typedef enum {
     SYS_PARAM_FINAL = 1,       /* `final` or a constant: not overridable */
     SYS_PARAM_MISSING = 2,     /* value `missing`: solved at initialization */
     SYS_PARAM_DEPENDENT = 4,   /* default is an expression of other parameters */
-    SYS_PARAM_REQUIRED = 8     /* no value in the model: must be given (-p) */
+    SYS_PARAM_REQUIRED = 8,    /* no value in the model: must be given (-p) */
+    SYS_PARAM_DISCRETE = 16    /* a value of the clocked world (clocks), not a parameter */
 } SysParamFlag;
 
 /* what an event's mode means: X(NAME, description) */
 #define SYS_EVENT_KINDS(X) \
-    X(RELATION, "relation")    /* a < b, a <= b, a > b, a >= b, sign(a): mode = g > 0 */
+    X(RELATION, "relation")    /* a < b, a <= b, a > b, a >= b, sign(a): mode = g > 0 */ \
+    X(CLOCK, "clock")          /* a zero-crossing clock ticks at each crossing of g; mode = g > 0 */
 
 typedef enum {
 #define X(k, text) SYS_EV_##k,
@@ -64,6 +117,39 @@ typedef struct SysCopy {
     uint32_t index;            /* slot of SRC_Y, SRC_YP, SRC_P */
     double scale, offset;
 } SysCopy;
+
+/* One clock and its partition (docs/STRUCTURE.md, "Clocked partitions").
+ * A tick of the clock, at time t with the continuous point (y, y'):
+ *   1. p[sample_slot[i]] = sample[i]           (over Y, YP, P, TIME)
+ *   2. if nw > 0: solve resid(w) = 0 for the nw iteration unknowns w by
+ *      Newton, from w = guess, with the dense Jacobian jac (column-major,
+ *      jac[j*nw + i] = d resid[i] / d w[j]); over Z (= w), P, TIME
+ *   3. p[set_slot[i]] = set[i]                  (over Z, P, TIME): the new
+ *      values of the partition's variables
+ *   4. p[copy_dst[i]] = p[copy_src[i]], in order: previous values shift
+ *      (x@(clk-k) <- x@(clk-k+1), x@(clk-1) <- x), held values update.
+ * The discrete values are parameter slots flagged SYS_PARAM_DISCRETE. */
+typedef enum { SYS_CLOCK_PERIODIC, SYS_CLOCK_ZERO_CROSSING } SysClockKind;
+
+typedef struct SysClock {
+    const char *name;             /* e.g. "clock.clk" */
+    uint8_t kind;                 /* SysClockKind */
+    Expr *period, *offset;        /* periodic: over P */
+    int32_t zc;                   /* zero-crossing clock: its event (a SYS_EV_CLOCK), else -1 */
+    uint32_t nsample;
+    uint32_t *sample_slot;        /* [nsample] */
+    Expr **sample;                /* [nsample] */
+    uint32_t nw;
+    const char **w_names;         /* [nw] the variables iterated on */
+    Expr **resid;                 /* [nw] */
+    Expr **jac;                   /* [nw * nw] */
+    Expr **guess;                 /* [nw] over P */
+    uint32_t nset;
+    uint32_t *set_slot;           /* [nset] */
+    Expr **set;                   /* [nset] */
+    uint32_t ncopy;
+    uint32_t *copy_dst, *copy_src; /* [ncopy] */
+} SysClock;
 
 typedef struct System {
     ExprCtx *ctx;
@@ -100,6 +186,15 @@ typedef struct System {
     Expr **jac_dy;                /* [jac_nnz] dF_row/dy_col */
     Expr **jac_dyp;               /* [jac_nnz] dF_row/dy'_col; J = dy + cj*dyp */
 
+    /* the BLT block sequence of F (see above) */
+    uint32_t nblocks;
+    SysBlock *blocks;             /* [nblocks] in BLT order */
+    SysUnknown *block_unknowns;   /* [sum of n] */
+    uint32_t nassigned;
+    const char **assigned_names;  /* [nassigned] e.g. "r1.i", "der(x)" */
+    Expr **assigned_value;        /* [nassigned] over Y, YP, P, TIME (the
+                                     earlier assignments substituted) */
+
     /* outputs: every flat variable, aliases included */
     uint32_t nout;
     const char **out_names;       /* [nout] */
@@ -131,6 +226,12 @@ typedef struct System {
     uint8_t *init_target_kind;    /* [init_n] EXPR_Y, EXPR_YP or EXPR_P: where
                                      init_finish stores z[i] */
     uint32_t *init_target_index;  /* [init_n] */
+
+    /* clocks and their partitions (ticks), in clock order; tick_order: the
+     * order in which clocks that tick at one instant are handled */
+    uint32_t nclocks;
+    SysClock *clocks;             /* [nclocks] */
+    uint32_t *tick_order;         /* [nclocks] */
 
     /* what the structural analysis decided (states, dummy derivatives, BLT
      * blocks, torn variables), as deterministic text for `--structure` */

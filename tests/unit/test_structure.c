@@ -141,6 +141,62 @@ START_TEST(long_alias_chain) {
 }
 END_TEST
 
+/* The block sequence (system.h): rows consecutive per block and covering
+ * the residuals; every algebraic y an iteration variable of exactly one
+ * block, every state's y' determined exactly once, every assigned value
+ * read only from states and the unknowns of blocks up to its own. */
+static void check_blocks(const System *s) {
+    uint32_t row = 0, *seen_y = calloc(s->ny + 1, sizeof *seen_y), *seen_yp = calloc(s->ny + 1, sizeof *seen_yp);
+    uint32_t *block_of_y = calloc(s->ny + 1, sizeof *block_of_y);
+    for (uint32_t b = 0; b < s->nblocks; b++) {
+        const SysBlock *k = &s->blocks[b];
+        ck_assert_uint_eq(k->res_first, row);
+        ck_assert_uint_le(k->ntear, k->n);
+        row += k->ntear;
+        for (uint32_t i = 0; i < k->n; i++) {
+            SysUnknown u = s->block_unknowns[k->first + i];
+            ck_assert_msg(i < k->ntear ? u.kind != SU_ASSIGNED : u.kind == SU_ASSIGNED,
+                          "block %u: iteration variables first, assigned ones after", b);
+            if (u.kind == SU_Y) { ck_assert(!s->y_is_diff[u.index]); seen_y[u.index]++; block_of_y[u.index] = b; }
+            if (u.kind == SU_YP) { ck_assert(s->y_is_diff[u.index]); seen_yp[u.index]++; block_of_y[u.index] = b; }
+            if (u.kind != SU_ASSIGNED) continue;
+            ExprVec l = {0};
+            expr_leaves(s->ctx, s->assigned_value[u.index], EXPR_Y, &l);
+            for (uint32_t j = 0; j < l.len; j++)
+                ck_assert(s->y_is_diff[l.data[j]->index] || (seen_y[l.data[j]->index] && block_of_y[l.data[j]->index] <= b));
+        }
+    }
+    ck_assert_uint_eq(row, s->ny);
+    for (uint32_t y = 0; y < s->ny; y++) ck_assert_uint_eq(s->y_is_diff[y] ? seen_yp[y] : seen_y[y], 1);
+    free(seen_y);
+    free(seen_yp);
+    free(block_of_y);
+}
+
+START_TEST(block_sequence) {
+    Fx f = fx_new("Pendulum");
+    System *s = pendulum(&f, 0);
+    ck_assert_ptr_nonnull(s);
+    check_blocks(s);
+    arena_free(f.arena);
+    /* a loop with assignments inside: sin(t) z + w = 1 + x, z - w = cos(t),
+     * der(x) = -x + z, u = 2 w */
+    f = fx_new("Loop");
+    ExprCtx *c = f.c;
+    Expr *x = var(&f, "x", FV_VARIABLE, 0), *z = var(&f, "z", FV_VARIABLE, 0), *w = var(&f, "w", FV_VARIABLE, 0);
+    Expr *u = var(&f, "u", FV_VARIABLE, 0), *t = expr_time(c);
+    eq(&f, expr_add(c, expr_mul(c, expr_call(c, FN_SIN, t, NULL), z), w), expr_add(c, expr_const(c, 1), x));
+    eq(&f, expr_sub(c, z, w), expr_call(c, FN_COS, t, NULL));
+    eq(&f, der(&f, x), expr_add(c, expr_neg(c, x), z));
+    eq(&f, u, expr_mul(c, expr_const(c, 2), expr_mul(c, w, w)));
+    s = structure(f.m);
+    ck_assert_ptr_nonnull(s);
+    check_blocks(s);
+    ck_assert_uint_ge(s->nassigned, 1);
+    arena_free(f.arena);
+}
+END_TEST
+
 START_TEST(singular_is_an_error) {
     Fx f = fx_new("Singular");
     ExprCtx *c = f.c;
@@ -167,6 +223,7 @@ int main(void) {
     tcase_add_test(tc, pendulum_state_priority);
     tcase_add_test(tc, matching_needs_augmenting_paths);
     tcase_add_test(tc, long_alias_chain);
+    tcase_add_test(tc, block_sequence);
     tcase_add_test(tc, singular_is_an_error);
     suite_add_tcase(s, tc);
     int failed = check_failures(s);
