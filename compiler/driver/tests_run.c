@@ -30,7 +30,7 @@ static System *compile_case(Driver *d, Program *p, TestCase *c) {
         flat_add_initial(m, v->var, v->value, v->at, "test case initial value");
     }
     flat_check_units(m, false);
-    if (diag_error_count() > errors || !flat_check_balance(m, c->def)) return NULL;
+    if (diag_error_count() > errors || !flat_check_balance(m, c->def, false)) return NULL;
     return structure(m);
 }
 
