@@ -1,5 +1,6 @@
 /*
- * tests.c -- `dyadc test FILE|DIR... [--filter PATTERN] [--bless] [-v]`:
+ * tests.c -- `dyadc test FILE|DIR... [--filter PATTERN] [--bless] [-v]`
+ * (the handler of commands.h):
  * every test case of the components defined under the given files and
  * folders (without any, under the -L roots), one line each, then
  * `N passed, M failed`; exit 1 when one failed (docs/TESTING.md).
@@ -103,7 +104,7 @@ static bool run_one(Driver *d, Program *p, TestCase *c) {
     return ok;
 }
 
-int tests_main(Driver *d) {
+int cmd_test(Driver *d) {
     Collect c = {.d = d};
     if (!d->inputs.len && !d->libs.len) {
         fputs("dyadc: error: test what? give files or folders (or -L library roots)\n", stderr);

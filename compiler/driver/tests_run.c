@@ -29,7 +29,7 @@ static System *compile_case(Driver *d, Program *p, TestCase *c) {
         TestValue *v = &c->initial.data[i];
         flat_add_initial(m, v->var, v->value, v->at, "test case initial value");
     }
-    flat_check_units(m, false);
+    flat_check_units(m, d->werror_units);
     if (diag_error_count() > errors || !flat_check_balance(m, c->def, false)) return NULL;
     return structure(m);
 }
