@@ -201,5 +201,12 @@ void dyrt_model_param_defaults(const DyrtModel *m, double *p, const unsigned cha
 void dyrt_model_start(const DyrtModel *m, double t0, const double *p, double *y, double *yp);
 void dyrt_model_outputs(const DyrtModel *m, double t, const double *y, const double *yp,
                         const double *p, double *out);
+/* Some of the outputs only (a CSV with --vars, a getter): entry_of[k] (k <
+ * nout) is the copy-table entry of output k, or -1 when m->outputs computes
+ * it; dyrt_model_copy_value gives one entry's value, bit-identical to
+ * dyrt_model_outputs. */
+void dyrt_model_copy_entries(const DyrtModel *m, int32_t *entry_of);
+double dyrt_model_copy_value(const DyrtModel *m, int32_t k, double t, const double *y,
+                             const double *yp, const double *p);
 
 #endif

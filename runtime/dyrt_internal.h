@@ -21,8 +21,9 @@
 
 #include "dyadrt.h"
 
-/* Systems with at most this many unknowns use a dense matrix and LU; larger
- * ones use a sparse CSC matrix and KLU. */
+/* Only systems with at most this many unknowns and a Jacobian at least a
+ * quarter full use a dense matrix and LU; the others a sparse CSC matrix
+ * and KLU (solver.c, use_klu). */
 #define DYRT_DENSE_MAX 100
 
 /* Give up after this many events within DYRT_CHATTER_WINDOW (relative). */
@@ -127,6 +128,8 @@ typedef struct DyrtRun {
     char out_path[512];        /* its path, for --plot */
     int *cols;                 /* [ncols] indices into outputs */
     int ncols;
+    int32_t *col_copy;         /* [ncols] copy-table entry of the column, -1: computed */
+    int need_fn;               /* some column is computed by m->outputs */
     double *outbuf;            /* [nout] */
     double *tickbuf;           /* [nout] the values before a clock tick */
     char *rowbuf;              /* one formatted CSV row, written with one fwrite */
