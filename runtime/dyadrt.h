@@ -175,6 +175,13 @@ int dyrt_tick(DyrtSim *s);
 /* The assertions at the current point: 0, or USER after `error: assertion failed ...`. */
 int dyrt_check_asserts(DyrtSim *s);
 
+/* 0 when every output value in out (dyrt_outputs at the current point) is
+ * finite; else USER after `error: simulation stopped at t = ...: `y` is
+ * NaN in `y = sqrt(x)` (m.dyad:7): square root of a negative number
+ * (x = -0.25)` naming where the non-finite values began; the handle is then
+ * failed. */
+int dyrt_check_outputs(DyrtSim *s, const double *out);
+
 /* The current point. */
 double dyrt_time(const DyrtSim *s);
 double dyrt_stop_time(const DyrtSim *s);

@@ -182,6 +182,9 @@ int dyrt_output_row(DyrtRun *r)
 /* One row of the given output values (all nout of them) at time t. */
 int dyrt_output_values(DyrtRun *r, double t, const double *vals)
 {
+    int rc = dyrt_check_outputs(r->sim, vals);  /* no NaN written as data */
+    if (rc)
+        return rc;
     double t0 = dyrt_now();
     char *p = r->rowbuf;
     p += dyrt_format_double(p, t);
