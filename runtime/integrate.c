@@ -292,19 +292,20 @@ static void step_none(DyrtSim *s, double tout, double *tret)
 }
 
 /* Integrate until t = tout, handling events, tstops and clock ticks on the
- * way.  A tick at tout (within DYRT_TICK_EPS) stays pending, as every tick
- * does with stop_at_ticks (then the return is at the tick); a pending tick
- * is done before integrating on. */
+ * way, those at tout included.  With stop_at_ticks the return is at the
+ * first tick instead, left pending (so is a tick at the current time when
+ * tout is the current time); a pending tick is done before integrating on. */
 int dyrt_advance(DyrtSim *s, double tout)
 {
     for (;;) {
-        if (tout <= s->t + dyrt_tick_eps(s->t))
-            return 0;          /* there (a tick at tout stays pending) */
-        if (s->clk.pending) {
+        int at_tout = tout <= s->t + dyrt_tick_eps(s->t);
+        if (s->clk.pending && !(s->clk.stop_at_ticks && at_tout)) {
             int rc = dyrt_tick(s);
             if (rc)
                 return rc;
         }
+        if (at_tout)
+            return 0;
         double tret = tout;
         int rc = 0;
         if (s->ida)
@@ -312,7 +313,7 @@ int dyrt_advance(DyrtSim *s, double tout)
         else
             step_none(s, tout, &tret);
         s->t = tret;
-        if (rc || (s->clk.pending && s->clk.stop_at_ticks) || tret >= tout)
+        if (rc || (s->clk.pending && s->clk.stop_at_ticks))
             return rc;
     }
 }
