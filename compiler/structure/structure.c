@@ -413,6 +413,8 @@ System *structure(FlatModel *m) {
     struct_build_init(&t);
     timing_sub("structure.init", &t0);
     struct_tables(s);
+    struct_origins(&t);
+    timing_sub("structure.tables", &t0);
     struct_report(&t);
     timing_sub("structure.report", &t0);
     return diag_error_count() > errors ? NULL : s;

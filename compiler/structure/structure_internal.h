@@ -111,10 +111,11 @@ Expr *st_dt(St *t, Expr *e);            /* total time derivative in sv form */
 void st_incidence(St *t, uint32_t e);   /* (re)compute eq[e].inc */
 /* partition.c: clocks and their partitions (after the continuous system and its events) */
 void struct_build_clocks(St *t);
-/* alias.c, init.c, events.c */
+/* alias.c, init.c, events.c, origins.c */
 void struct_alias(St *t);
 void struct_build_init(St *t);
 void struct_events(St *t);
+void struct_origins(St *t);
 /* matching.c: Hopcroft-Karp on a CSR graph (rows = equations, adj = columns) */
 typedef struct {
     uint32_t nrows, ncols;
