@@ -153,6 +153,7 @@ typedef void (*DyrtZeroFn)(double t, const double *y, const double *yp,
 typedef int (*DyrtAssertFn)(double t, const double *y, const double *yp,
                             const double *p);
 typedef void (*DyrtParamFn)(double *p, const unsigned char *given);
+typedef int (*DyrtCoefCheckFn)(const double *p);
 typedef void (*DyrtStartFn)(double t0, const double *p, double *y, double *yp);
 typedef int (*DyrtInitResidualFn)(double t, const double *z, const double *p,
                                   double *r);
@@ -284,6 +285,17 @@ typedef struct DyrtModel {
     const unsigned char *risk_kind;   /* [nrisk] DYRT_RISK_* */
     const int32_t *risk_arg;          /* [nrisk] the argument: output column
                                          >= 0, parameter p as -(p + 1) */
+
+    /* ABI 5, appended (0 / NULL: none): coefficient checks.  The model
+     * solves some equations symbolically by dividing by an expression of
+     * parameters; check_coefs(p) returns 0 when every such coefficient is
+     * nonzero and finite, else 1 + the index of the first that is not, whose
+     * coef_check_msgs entry names the equation, the variable and the
+     * parameters.  The runtime calls it once the parameters are known,
+     * before initializing. */
+    int32_t ncoef_check;
+    const char *const *coef_check_msgs; /* [ncoef_check] */
+    DyrtCoefCheckFn check_coefs;
 } DyrtModel;
 
 #endif

@@ -172,6 +172,7 @@ int dyrt_sim_expect(const DyrtSim *s, DyrtSimPhase phase, const char *fn);
 /* params.c */
 int dyrt_params_alloc(DyrtSim *s);
 int dyrt_params_defaults(DyrtSim *s);
+int dyrt_coef_checks(const DyrtSim *s);
 int dyrt_params_check(const DyrtSim *s);
 int dyrt_apply_initials(DyrtSim *s);
 int dyrt_initial_target(const DyrtSim *s, const DyrtNameValue *nv, int *row, int *z, double *value);

@@ -148,6 +148,21 @@ int dyrt_params_defaults(DyrtSim *s)
     return check_finite(s);
 }
 
+/* The coefficients the model divides by (dyad_model.h, check_coefs) must
+ * not be zero with the parameter values of this run. */
+int dyrt_coef_checks(const DyrtSim *s)
+{
+    const DyrtModel *m = s->m;
+    if (m->ncoef_check <= 0)
+        return 0;
+    int k = m->check_coefs(s->p);
+    if (k <= 0)
+        return 0;
+    const char *msg = k <= m->ncoef_check && m->coef_check_msgs ? m->coef_check_msgs[k - 1] : "?";
+    dyrt_error("%s", msg);
+    return DYRT_EXIT_USER;
+}
+
 static const char *flag_word(unsigned char flags, const unsigned char *given)
 {
     if (flags & DYRT_PARAM_MISSING)

@@ -172,6 +172,8 @@ static int init_phases(DyrtSim *s, double tout1)
     if (!rc)
         rc = dyrt_params_defaults(s);
     if (!rc)
+        rc = dyrt_coef_checks(s);
+    if (!rc)
         rc = dyrt_clocks_setup(s);
     if (!rc)
         rc = dyrt_initialize(s);

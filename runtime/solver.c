@@ -163,14 +163,6 @@ static double min_step(const DyrtSim *s)
     return dyrt_min_step(s->start);
 }
 
-static int has_state(const DyrtModel *m)
-{
-    for (int32_t i = 0; i < m->ny; i++)
-        if (!m->y_is_diff || m->y_is_diff[i])
-            return 1;
-    return 0;
-}
-
 static int ida_options(DyrtSim *s)
 {
     const DyrtModel *m = s->m;
@@ -181,15 +173,13 @@ static int ida_options(DyrtSim *s)
     bad |= IDASetUserData(s->ida, s);
     bad |= IDASetMaxNumSteps(s->ida, DYRT_MAX_STEPS);
     bad |= IDASetId(s->ida, s->id);
-    /* Algebraic unknowns out of the local error test (they follow from the
-     * differential ones through the index-1 constraints): the chains take
-     * 88 instead of 132 steps (RC ladder) and 120 instead of 154 (masses) at
-     * the same accuracy of the states (RC ladder N = 100: checksum error
-     * 1.7e-7 vs 1.3e-7 at rtol 1e-6).  Not with zero crossings, whose
-     * functions often read algebraic unknowns through IDA's interpolant
-     * (event times), nor without states (nothing would control the step). */
-    if (m->nz == 0 && has_state(m))
-        bad |= IDASetSuppressAlg(s->ida, SUNTRUE);
+    /* Every unknown stays in the local error test.  (Keeping algebraic ones
+     * out, IDASetSuppressAlg, let the history of an algebraic unknown that
+     * no state drives grow without bound -- a loop with a time-varying
+     * coefficient read 1e100 between steps -- and made outputs between
+     * steps uncontrolled interpolants.  Index-reduced mechanisms, for which
+     * it was once needed, converge since explicit state derivatives are
+     * substituted in the structure phase.) */
     bad |= IDASetMinStep(s->ida, min_step(s));
     /* IDACalcIC leaves y' of algebraic unknowns at its guess, so the first
      * step after a (re)start may need many reductions when an algebraic

@@ -181,6 +181,8 @@ static const char *model_problem(const DyrtModel *m)
         return "missing function pointer";
     if ((m->nz > 0 && !m->zero_crossings) || (m->nassert > 0 && !m->check_asserts))
         return "missing zero-crossing or assertion function";
+    if (m->ncoef_check < 0 || (m->ncoef_check > 0 && !m->check_coefs))
+        return "missing coefficient check function";
     if (bad_csc(m->ny, m->jac_nnz, m->jac_colptr, m->jac_rowidx))
         return "malformed Jacobian pattern";
     if (m->init_n > 0 && (!m->init_residual || !m->init_jacobian || !m->init_guess || !m->init_finish))

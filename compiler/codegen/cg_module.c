@@ -56,7 +56,8 @@
     X(PTR, tick_copy_src) \
     X(I32, nsrc) X(PTR, src_names) X(I32, neq) X(PTR, eq_src)            \
     X(PTR, resid_eq) X(PTR, out_eq) X(PTR, out_rank)                     \
-    X(I32, nrisk) X(PTR, risk_eq) X(PTR, risk_kind) X(PTR, risk_arg)
+    X(I32, nrisk) X(PTR, risk_eq) X(PTR, risk_kind) X(PTR, risk_arg) \
+    X(I32, ncoef_check) X(PTR, coef_check_msgs) X(PTR, check_coefs)
 
 #define SETTINGS_FIELDS(X)                                               \
     X(F64, start) X(F64, stop) X(F64, interval) X(F64, rtol)             \
@@ -230,6 +231,7 @@ static const CgFnSpec spec_out = {"dyad_outputs", CG_RET_VOID, 5,
                                   {CG_ARG_T, CG_ARG_Y, CG_ARG_YP, CG_ARG_P, CG_ARG_OUT}, L_MODES};
 static const CgFnSpec spec_zc = {"dyad_zero_crossings", CG_RET_VOID, 5,
                                  {CG_ARG_T, CG_ARG_Y, CG_ARG_YP, CG_ARG_P, CG_ARG_OUT}, L_MODES};
+static const CgFnSpec spec_coefs = {"dyad_check_coefs", CG_RET_ASSERT, 1, {CG_ARG_P}, L(P)};
 static const CgFnSpec spec_assert = {"dyad_check_asserts", CG_RET_ASSERT, 4,
                                      {CG_ARG_T, CG_ARG_Y, CG_ARG_YP, CG_ARG_P}, L_DAE};
 static const CgFnSpec spec_iresid = {"dyad_init_residual", CG_RET_STATUS, 4,
@@ -499,6 +501,8 @@ static void fill_functions(Cg *g, const System *s, LLVMValueRef *v) {
     v[MF_zero_crossings] = s->nz ? list_fn(g, &spec_zc, s->zc, s->nz, CG_ARG_OUT) : NULL;
     v[MF_check_asserts] =
         s->nassert ? list_fn(g, &spec_assert, s->assert_cond, s->nassert, CG_ARG_OUT) : NULL;
+    v[MF_check_coefs] =
+        s->ncoef_check ? list_fn(g, &spec_coefs, s->coef_check, s->ncoef_check, CG_ARG_OUT) : NULL;
     if (s->init_n == 0) return;
     v[MF_init_residual] = list_fn(g, &spec_iresid, s->init_resid, s->init_n + 2 * s->init_ncheck, CG_ARG_OUT);
     CgItem *it = new_items(g, s->init_nnz);
@@ -598,6 +602,8 @@ static void fill_data(Cg *g, const System *s, LLVMValueRef *v) {
     v[MF_param_flags] = param_flags(g, s);
     v[MF_out_names] = names_global(g, "out_names", s->out_names, s->nout);
     v[MF_assert_messages] = names_global(g, "assert_messages", s->assert_msg, s->nassert);
+    v[MF_ncoef_check] = i32c(g, s->ncoef_check);
+    v[MF_coef_check_msgs] = names_global(g, "coef_check_msgs", s->coef_check_msg, s->ncoef_check);
     v[MF_jac_nnz] = i32c(g, s->jac_nnz);
     v[MF_jac_colptr] = i32_global(g, "jac_colptr", s->jac_colptr, s->ny + 1);
     v[MF_jac_rowidx] = i32_global(g, "jac_rowidx", s->jac_rowidx, s->jac_nnz);

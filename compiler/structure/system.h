@@ -227,6 +227,15 @@ typedef struct System {
     SysCopy *out_copy;            /* [nout_copy] the columns that are copies,
                                      ascending dest; the others are computed */
 
+    /* coefficient checks (structure/solve.c): an equation is solved for a
+     * variable by dividing by coef_check[k], an expression of parameters;
+     * the runtime stops with coef_check_msg[k] when one is zero or not
+     * finite, as soon as the parameter values are known */
+    uint32_t ncoef_check;
+    Expr **coef_check;            /* [ncoef_check] over P */
+    const char **coef_check_msg;  /* [ncoef_check] names the equation, the
+                                     variable and the parameters */
+
     /* events (see above) and checks */
     uint32_t nz;
     Expr **zc;                    /* [nz] zero-crossing functions over Y, YP, P,
