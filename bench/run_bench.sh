@@ -79,7 +79,7 @@ for m in $MODELS; do
     src=$WORK/$m$n.dyad exe=$WORK/$m$n
     python3 "$ROOT/bench/gen_chain.py" "$m" "$n" >"$src"
     build_s=$(wall "$DYADC" build "$src" --no-stdlib --model Chain -o "$exe" --time-passes)
-    codegen_s=$(awk '/time: codegen/ { printf "%.2f", $3 / 1000 }' "$WORK/last.out")
+    codegen_s=$(awk '$2 == "codegen" || $2 == "emit" { s += $3 } END { printf "%.2f", s / 1000 }' "$WORK/last.out")  # IR + object
     ir_lines=$("$DYADC" build "$src" --no-stdlib --model Chain -o "$WORK/ir.tmp" --emit-llvm 2>/dev/null | wc -l)
     if [ ! -x "$exe" ]; then
       echo "| $m | $n | build failed: $(head -c 200 "$WORK/last.out" | tr '\n' ' ') |"

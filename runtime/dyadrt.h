@@ -90,6 +90,11 @@ int dyrt_option_arity(const char *arg);
 /* Print the option summary (for --help). */
 void dyrt_usage(FILE *f, const char *prog, const DyrtModel *m);
 
+/* The option lines of that summary alone (for a driver's own help), and the
+ * i-th option's spelling (NULL past the last; for "did you mean"). */
+void dyrt_options_help(FILE *f);
+const char *dyrt_option_name(int i);
+
 /* Simulate `m` with the options `o` (which it does not modify). */
 int dyrt_simulate(const DyrtModel *m, const DyrtOptions *o);
 

@@ -22,19 +22,31 @@ typedef struct OptSpec {
     const char *name;          /* as written on the command line */
     OptKind kind;
     int takes_value;
+    const char *synopsis;      /* help: the left column; NULL for a second spelling */
+    const char *help;          /* help: the right column */
 } OptSpec;
 
+/* Also the --help text (dyrt_options_help), so the two cannot disagree. */
 static const OptSpec optspecs[] = {
-    {"--start", OPT_START, 1},       {"--stop", OPT_STOP, 1},
-    {"--interval", OPT_INTERVAL, 1}, {"--rtol", OPT_RTOL, 1},
-    {"--atol", OPT_ATOL, 1},         {"--dtmax", OPT_DTMAX, 1},
-    {"-p", OPT_PARAM, 1},            {"--param", OPT_PARAM, 1},
-    {"--initial", OPT_INITIAL, 1},   {"--vars", OPT_VARS, 1},
-    {"--saveat", OPT_SAVEAT, 1},     {"-o", OPT_OUTPUT, 1},
-    {"--output", OPT_OUTPUT, 1},     {"-v", OPT_VERBOSE, 0},
-    {"--verbose", OPT_VERBOSE, 0},   {"--list-params", OPT_LIST_PARAMS, 0},
-    {"--help", OPT_HELP, 0},         {"-h", OPT_HELP, 0},
-    {"--plot", OPT_PLOT, 1},
+    {"--start", OPT_START, 1, "--start T0", "start time (default: the model's, else 0)"},
+    {"--stop", OPT_STOP, 1, "--stop T1", "stop time (default: the model's, else start + 1)"},
+    {"--interval", OPT_INTERVAL, 1, "--interval DT", "output step (default: the model's, else span/500)"},
+    {"--saveat", OPT_SAVEAT, 1, "--saveat T,T,...", "output only at these times (ascending)"},
+    {"--rtol", OPT_RTOL, 1, "--rtol R", "relative tolerance (default: the model's, else 1e-6)"},
+    {"--atol", OPT_ATOL, 1, "--atol A", "absolute tolerance (default: the model's, else 1e-8)"},
+    {"--dtmax", OPT_DTMAX, 1, "--dtmax H", "largest step size (0 = unlimited)"},
+    {"-p", OPT_PARAM, 1, "-p, --param NAME=VALUE", "set a parameter (repeatable)"},
+    {"--param", OPT_PARAM, 1, NULL, NULL},
+    {"--initial", OPT_INITIAL, 1, "--initial NAME=VALUE", "initial value of a variable (repeatable)"},
+    {"--vars", OPT_VARS, 1, "--vars NAME,...", "output columns, in this order"},
+    {"-o", OPT_OUTPUT, 1, "-o, --output FILE", "result CSV (default <model name>.csv; - = stdout)"},
+    {"--output", OPT_OUTPUT, 1, NULL, NULL},
+    {"--plot", OPT_PLOT, 1, "--plot FILE.png|svg", "also plot the output columns (needs gnuplot)"},
+    {"-v", OPT_VERBOSE, 0, "-v, --verbose", "statistics on stderr"},
+    {"--verbose", OPT_VERBOSE, 0, NULL, NULL},
+    {"--list-params", OPT_LIST_PARAMS, 0, "--list-params", "print the parameters and their values, exit"},
+    {"--help", OPT_HELP, 0, "-h, --help", "this text"},
+    {"-h", OPT_HELP, 0, NULL, NULL},
 };
 
 #define NOPTSPECS ((int)(sizeof optspecs / sizeof optspecs[0]))
@@ -294,26 +306,24 @@ int dyrt_options_parse(DyrtOptions *o, int argc, char **argv)
     return 0;
 }
 
+const char *dyrt_option_name(int i)
+{
+    return i >= 0 && i < NOPTSPECS ? optspecs[i].name : NULL;
+}
+
+void dyrt_options_help(FILE *f)
+{
+    for (int i = 0; i < NOPTSPECS; i++)
+        if (optspecs[i].synopsis)
+            fprintf(f, "  %-24s %s\n", optspecs[i].synopsis, optspecs[i].help);
+}
+
 void dyrt_usage(FILE *f, const char *prog, const DyrtModel *m)
 {
     fprintf(f, "usage: %s [options]\n", prog ? prog : "simulator");
     if (m && m->name)
         fprintf(f, "Simulates the model %s and writes its variables as CSV.\n", m->name);
-    fputs("options:\n"
-          "  --start T0          start time\n"
-          "  --stop T1           stop time\n"
-          "  --interval DT       output grid step (default (stop-start)/500)\n"
-          "  --saveat T,T,...    output only at these times (ascending)\n"
-          "  --rtol R, --atol A  relative / absolute tolerance\n"
-          "  --dtmax H           largest step size (0 = unlimited)\n"
-          "  -p NAME=VALUE       set a parameter (repeatable)\n"
-          "  --initial NAME=VALUE  set the initial value of a variable (repeatable)\n"
-          "  --vars NAME,...     output only these columns, in this order\n"
-          "  -o FILE             result CSV (default <model name>.csv; '-' = stdout)\n"
-          "  --plot FILE.png|svg plot the output columns with gnuplot (if installed)\n"
-          "  -v                  statistics on stderr\n"
-          "  --list-params       print the parameters and their values\n"
-          "  --help              this text\n"
-          "exit status: 0 ok, 1 bad option or failed simulation, 2 internal error\n",
-          f);
+    fputs("options:\n", f);
+    dyrt_options_help(f);
+    fputs("exit status: 0 ok, 1 bad option or failed simulation, 2 internal error\n", f);
 }

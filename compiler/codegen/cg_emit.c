@@ -40,6 +40,7 @@ static int with_module(const System *s, const CgOptions *o, int host_cpu, CgUse 
 }
 
 static int write_object(Cg *g, LLVMTargetMachineRef tm, void *ud) {
+    if (g->opt->on_step) g->opt->on_step(g->opt->on_step_ctx, "emit");
     char *err = NULL;
     if (LLVMTargetMachineEmitToFile(tm, g->mod, (char *)ud, LLVMObjectFile, &err)) {
         diag_error((Span){0}, "cannot write object file '%s': %s", (char *)ud,
@@ -88,6 +89,14 @@ static int collect_stats(Cg *g, LLVMTargetMachineRef tm, void *ud) {
     st->chunks = g->nchunks;
     st->max_chunk_nodes = g->max_chunk_nodes;
     return 0;
+}
+
+const char *cg_llvm_version(void) {
+    static char buf[32];
+    unsigned major, minor, patch;
+    LLVMGetVersion(&major, &minor, &patch);
+    snprintf(buf, sizeof buf, "%u.%u.%u", major, minor, patch);
+    return buf;
 }
 
 int cg_stats(const System *s, const CgOptions *o, CgStats *out) {

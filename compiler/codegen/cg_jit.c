@@ -102,7 +102,9 @@ CgJit *cg_jit_compile(const System *s, const CgOptions *o) {
     LLVMOrcLLJITRef jit = make_jit(o);
     if (!jit) return NULL;
     LLVMOrcExecutorAddress addr = 0;
-    if (add_module(jit, s, o) ||
+    int rc = add_module(jit, s, o);
+    if (!rc && o->on_step) o->on_step(o->on_step_ctx, "jit"); /* the lookup compiles */
+    if (rc ||
         orc_failed(LLVMOrcLLJITLookup(jit, &addr, DYRT_MODEL_SYMBOL), "lookup")) {
         LLVMOrcDisposeLLJIT(jit);
         return NULL;

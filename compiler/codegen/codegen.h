@@ -44,6 +44,11 @@ typedef struct CgOptions {
                              generic x86-64 (portable; the JIT always uses
                              the host CPU) */
     uint32_t chunk_nodes; /* node cap per chunk; 0 = CG_CHUNK_MAX_NODES */
+    void (*on_step)(void *ctx, const char *step); /* NULL, or called when the
+                             machine-code step begins, after the IR was built
+                             and optimized: "emit" (object file) or "jit";
+                             lets a driver time the two apart */
+    void *on_step_ctx;
 } CgOptions;
 
 /* Defaults: opt_level 2, generic CPU, default cap. */
@@ -71,6 +76,9 @@ void cg_jit_free(CgJit *j);
 /* cg_jit_compile + dyrt_main(model, argc, argv) + cg_jit_free.  Returns
  * dyrt_main's status, or DYRT_EXIT_INTERNAL (2) if compilation failed. */
 int cg_jit_run(const System *s, const CgOptions *o, int argc, char **argv);
+
+/* "19.1.7": the LLVM this compiler was linked with. */
+const char *cg_llvm_version(void);
 
 /* Size statistics of the optimized module (for tests and -v). */
 typedef struct CgStats {

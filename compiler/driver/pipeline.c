@@ -1,7 +1,9 @@
 /*
- * pipeline.c -- runs the phases for one command: load libraries, parse,
- * flatten, structure, codegen; stops between phases when an error was
- * reported; optional per-phase timing (--time-passes).
+ * pipeline.c -- the command handlers of commands.h: each runs the phases
+ * its command needs (load libraries, parse, flatten, units, structure,
+ * codegen, jit/emit, link, simulate), stops between phases when an error
+ * was reported, and brackets each phase on the phase clock (progress.c:
+ * progress on stderr, --time-passes).
  */
 #include "driver.h"
 
@@ -80,6 +82,7 @@ static bool fmt_differs(const SrcFile *src, const AstFile *f) {
 }
 
 static int parse_only(Driver *d) {
+    phase_begin(d->clock, "parse", true);
     if (!d->inputs.len) {
         fputs("dyadc: error: no input files\n", stderr);
         return 1;
@@ -124,15 +127,26 @@ static void check_def(void *ud, Def *def) {
     c->failed += diag_error_count() > errors;
 }
 
-static int check(Driver *d) {
+int cmd_parse(Driver *d) { return parse_only(d); }
+int cmd_fmt(Driver *d) { return parse_only(d); }
+
+/* "1 error", "2 errors" */
+static const char *count(Driver *d, unsigned n, const char *what) {
+    return arena_printf(d->arena, "%u %s%s", n, what, n == 1 ? "" : "s");
+}
+
+int cmd_check(Driver *d) {
+    phase_begin(d->clock, "parse", true);
     Program *p = load(d);
     CheckCtx c = {d, p, 0, 0, 0};
-    unsigned load_errors = diag_error_count();
+    unsigned load_errors = diag_errors_shown();
+    phase_begin(d->clock, "check", true);
     sema_each_def(p, check_def, &c);
-    fprintf(stderr, "checked %u components (%u with errors", c.checked, c.failed);
+    phase_end(d->clock);
+    fprintf(stderr, "checked %s (%u with errors", count(d, c.checked, "component"), c.failed);
     if (c.external) fprintf(stderr, ", %u external skipped", c.external);
-    if (load_errors) fprintf(stderr, ", %u errors while loading", load_errors);
-    fprintf(stderr, "): %u errors, %u warnings\n", diag_error_count(), diag_warning_count());
+    if (load_errors) fprintf(stderr, ", %s while loading", count(d, load_errors, "error"));
+    fprintf(stderr, "): %s, %s\n", count(d, diag_errors_shown(), "error"), count(d, diag_warnings_shown(), "warning"));
     return diag_error_count() ? 1 : 0;
 }
 
@@ -153,31 +167,34 @@ static bool add_initials(Driver *d, FlatModel *m) {
 }
 
 static System *compile_to_system(Driver *d, FlatModel **flat_out) {
-    double t0 = timing_now();
     if (!d->model) {
-        fputs("dyadc: error: which component? give it with --model NAME\n", stderr);
+        const char *cmd = driver_command_name(d->cmd);
+        fprintf(stderr, "dyadc: error: which component? `dyadc %s` needs --model NAME (or --analysis NAME)\n"
+                        "(run `dyadc help %s` for usage)\n", cmd, cmd);
         return NULL;
     }
+    phase_begin(d->clock, "parse", true);
     Program *p = load(d);
-    timing_phase("parse", &t0);
     if (diag_error_count()) return NULL;
     Def *def = sema_find(p, d->model);
     if (!def) return NULL;
+    phase_begin(d->clock, "flatten", true);
     FlatModel *m = flatten(p, def, expr_ctx_new(d->arena));
-    timing_phase("flatten", &t0);
     if (!m || !add_initials(d, m)) return NULL;
+    phase_begin(d->clock, "units", true);
     flat_check_units(m, d->werror_units);
-    timing_phase("units", &t0);
+    phase_end(d->clock);
     if (diag_error_count()) return NULL;
     if (flat_out) *flat_out = m;
     if (d->cmd == CMD_FLATTEN && !d->structure) return NULL;
+    phase_begin(d->clock, "structure", true);
     if (!flat_check_balance(m, def, false)) return NULL; /* located, with candidates */
     System *s = structure(m);
-    timing_phase("structure", &t0);
+    phase_end(d->clock);
     return s;
 }
 
-static int flatten_cmd(Driver *d) {
+int cmd_flatten(Driver *d) {
     FlatModel *m = NULL;
     System *s = compile_to_system(d, &m);
     if (diag_error_count() || !m) return 1;
@@ -186,40 +203,58 @@ static int flatten_cmd(Driver *d) {
     return 0;
 }
 
-static int build_or_run(Driver *d) {
+/* codegen's machine-code step (CgOptions.on_step) is a phase of its own */
+static void codegen_step(void *ctx, const char *step) {
+    Driver *d = ctx;
+    phase_begin(d->clock, step, true);
+}
+
+static System *compile_for_code(Driver *d, CgOptions *o) {
     System *s = compile_to_system(d, NULL);
-    if (!s || diag_error_count()) return 1;
-    CgOptions o;
-    cg_options_init(&o);
-    o.opt_level = d->opt_level;
-    double t0 = timing_now();
-    if (d->emit_llvm) cg_dump_ir(s, &o, stdout);
-    if (d->cmd == CMD_BUILD) {
-        if (!d->output) {
-            fputs("dyadc: error: build needs -o EXE\n", stderr);
-            return 1;
-        }
-        const char *obj = arena_printf(d->arena, "%s.o", d->output);
-        int rc = cg_emit_object(s, &o, obj);
-        timing_phase("codegen", &t0);
-        if (rc == 0) rc = cg_link_executable(obj, d->output, runtime_dir(d));
-        remove(obj);
-        timing_phase("link", &t0);
-        return rc;
+    if (!s || diag_error_count()) return NULL;
+    cg_options_init(o);
+    o->opt_level = d->opt_level;
+    o->on_step = codegen_step;
+    o->on_step_ctx = d;
+    if (d->emit_llvm) {
+        phase_begin(d->clock, "emit-llvm", true);
+        cg_dump_ir(s, o, stdout);
     }
+    return s;
+}
+
+int cmd_build(Driver *d) {
+    if (!d->output) {
+        fputs("dyadc: error: build needs -o EXE (the simulator to write)\n", stderr);
+        return 1;
+    }
+    CgOptions o;
+    System *s = compile_for_code(d, &o);
+    if (!s) return 1;
+    const char *obj = arena_printf(d->arena, "%s.o", d->output);
+    phase_begin(d->clock, "codegen", true);
+    int rc = cg_emit_object(s, &o, obj);
+    phase_begin(d->clock, "link", true);
+    if (rc == 0) rc = cg_link_executable(obj, d->output, runtime_dir(d));
+    remove(obj);
+    phase_end(d->clock);
+    return rc;
+}
+
+int cmd_run(Driver *d) {
+    CgOptions o;
+    System *s = compile_for_code(d, &o);
+    if (!s) return 1;
+    phase_begin(d->clock, "codegen", true);
+    CgJit *j = cg_jit_compile(s, &o);
+    phase_end(d->clock);
+    if (!j) return DYRT_EXIT_INTERNAL;
     Vec(char *) args = {0};
     vec_push(d->arena, &args, (char *)d->model);
     for (uint32_t i = 0; i < d->sim_args.len; i++) vec_push(d->arena, &args, d->sim_args.data[i]);
-    return cg_jit_run(s, &o, (int)args.len, args.data);
-}
-
-int driver_run(Driver *d) {
-    switch (d->cmd) {
-    case CMD_PARSE: case CMD_FMT: return parse_only(d);
-    case CMD_CHECK: return check(d);
-    case CMD_FLATTEN: return flatten_cmd(d);
-    case CMD_BUILD: case CMD_RUN: return build_or_run(d);
-    case CMD_NONE: break;
-    }
-    return 1;
+    phase_begin(d->clock, "simulate", false); /* the runtime shows its own progress */
+    int rc = dyrt_main(cg_jit_model(j), (int)args.len, args.data);
+    phase_end(d->clock);
+    cg_jit_free(j);
+    return rc;
 }

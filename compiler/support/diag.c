@@ -2,6 +2,14 @@
  * diag.c -- the one diagnostics module.  `file:line:col: level: message`,
  * then the source line and a caret (with ~ under the rest of the span on
  * that line).  Counts errors so the driver can stop between phases.
+ *
+ * Each error and warning is printed once: a repeat (same level, span and
+ * text -- the same source line reached again through another enclosing
+ * component, as `dyadc check` does for every component of a library) is
+ * counted by diag_error_count(), so every phase still sees that it failed,
+ * but not printed, and neither are the notes that follow it.  The printed
+ * ones are counted apart (diag_errors_shown) for summaries.  The set of
+ * printed diagnostics holds a 64-bit hash of each: O(1) per diagnostic.
  */
 #include "support.h"
 
@@ -10,18 +18,76 @@
 
 static FILE *diag_out;
 static bool diag_color, diag_werror, diag_internal_seen;
-static unsigned nerrors, nwarnings;
+static unsigned nerrors, nwarnings;           /* every error/warning reported */
+static unsigned shown_errors, shown_warnings; /* of which printed */
+static bool quiet_notes;                      /* the last error/warning was a repeat */
+
+static struct {
+    uint64_t *keys; /* open addressing, 0 = empty */
+    uint32_t len, cap;
+} seen;
 
 void diag_set_output(FILE *out) { diag_out = out; }
 void diag_set_color(bool on) { diag_color = on; }
 void diag_set_werror(bool on) { diag_werror = on; }
 unsigned diag_error_count(void) { return nerrors; }
 unsigned diag_warning_count(void) { return nwarnings; }
+unsigned diag_errors_shown(void) { return shown_errors; }
+unsigned diag_warnings_shown(void) { return shown_warnings; }
 bool diag_had_internal(void) { return diag_internal_seen; }
 
 void diag_reset(void) {
-    nerrors = nwarnings = 0;
-    diag_internal_seen = false;
+    nerrors = nwarnings = shown_errors = shown_warnings = 0;
+    diag_internal_seen = quiet_notes = false;
+    free(seen.keys);
+    memset(&seen, 0, sizeof seen);
+}
+
+static bool seen_insert(uint64_t key);
+
+static void seen_grow(void) {
+    uint64_t *old = seen.keys;
+    uint32_t ocap = seen.cap;
+    seen.cap = ocap ? 2 * ocap : 256;
+    seen.keys = calloc(seen.cap, sizeof *seen.keys);
+    seen.len = 0;
+    if (!seen.keys) { /* no memory: print every repeat */
+        seen.cap = 0;
+        free(old);
+        return;
+    }
+    for (uint32_t i = 0; i < ocap; i++)
+        if (old[i]) seen_insert(old[i]);
+    free(old);
+}
+
+/* false when key was there already */
+static bool seen_insert(uint64_t key) {
+    if (!key) key = 1;
+    if (2 * (seen.len + 1) > seen.cap) seen_grow();
+    if (!seen.cap) return true;
+    uint32_t i = (uint32_t)(key & (seen.cap - 1));
+    while (seen.keys[i]) {
+        if (seen.keys[i] == key) return false;
+        i = (i + 1) & (seen.cap - 1);
+    }
+    seen.keys[i] = key;
+    seen.len++;
+    return true;
+}
+
+/* a repeat of a printed error or warning? (records it when not) */
+static bool is_repeat(DiagLevel lvl, Span sp, const char *fmt, va_list ap) {
+    char text[512];
+    va_list aq;
+    va_copy(aq, ap);
+    vsnprintf(text, sizeof text, fmt, aq);
+    va_end(aq);
+    uint64_t h = hash_bytes(text, strlen(text));
+    h = hash_mix(h, (uint64_t)lvl);
+    h = hash_mix(h, ((uint64_t)sp.file << 32) ^ sp.lo);
+    h = hash_mix(h, sp.hi);
+    return !seen_insert(h);
 }
 
 static FILE *out(void) { return diag_out ? diag_out : stderr; }
@@ -58,6 +124,13 @@ void diag_vat(DiagLevel lvl, Span sp, const char *fmt, va_list ap) {
     if (lvl == DIAG_WARNING && diag_werror) lvl = DIAG_ERROR;
     if (lvl == DIAG_ERROR) nerrors++;
     if (lvl == DIAG_WARNING) nwarnings++;
+    if (lvl == DIAG_NOTE && quiet_notes) return;
+    if (lvl != DIAG_NOTE) {
+        quiet_notes = is_repeat(lvl, sp, fmt, ap);
+        if (quiet_notes) return;
+        if (lvl == DIAG_ERROR) shown_errors++;
+        else shown_warnings++;
+    }
     SrcFile *f = src_get(sp.file);
     if (f) {
         uint32_t line, col;
@@ -99,6 +172,8 @@ void diag_internal(const char *fmt, ...) {
     va_end(ap);
     diag_internal_seen = true;
     nerrors++;
+    shown_errors++;
+    quiet_notes = false;
 }
 
 /* ---------- bounded lists ---------- */

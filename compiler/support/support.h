@@ -100,7 +100,9 @@ void src_reset(void);                                     /* forget all files */
 
 /* ---------- diagnostics ----------
  * Format: `file:line:col: error: message`, then the source line and a caret
- * under the span.  Errors accumulate; the driver stops between phases. */
+ * under the span.  Errors accumulate; the driver stops between phases.  A
+ * repeat of a printed error or warning (same span and text) is counted but
+ * not printed, nor are its notes. */
 
 typedef enum { DIAG_ERROR, DIAG_WARNING, DIAG_NOTE } DiagLevel;
 
@@ -115,8 +117,13 @@ void diag_note(Span sp, const char *fmt, ...) __attribute__((format(printf, 2, 3
 /* An internal invariant failure: printed as such; the driver exits 2. */
 void diag_internal(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void diag_set_werror(bool on);                 /* warnings count as errors */
+/* Every error/warning reported, repeats included (what a phase checks to
+ * know it failed); the printed ones (each distinct diagnostic once, what a
+ * summary counts). */
 unsigned diag_error_count(void);
 unsigned diag_warning_count(void);
+unsigned diag_errors_shown(void);
+unsigned diag_warnings_shown(void);
 bool diag_had_internal(void);
 void diag_reset(void);
 

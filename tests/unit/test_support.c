@@ -91,6 +91,44 @@ START_TEST(columns_count_code_points) {
 }
 END_TEST
 
+/* A repeat (same level, span, text) is counted but not printed, nor are the
+ * notes after it; a different text at the same span, or the same text
+ * elsewhere, is printed. */
+START_TEST(repeated_diagnostics_print_once) {
+    Arena *a = arena_new();
+    const char *text = "component A\n  x = y\nend\n";
+    SrcFile *f = src_from_string(a, "r.dyad", text, strlen(text));
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&buf, &len);
+    diag_set_output(out);
+    diag_reset();
+    Span at = {f->id, 14, 15}, other = {f->id, 18, 19};
+    for (int i = 0; i < 3; i++) { /* as if reached through three enclosing components */
+        diag_error(at, "unknown name `%s`", "x");
+        diag_note(other, "first note %d", i);
+    }
+    diag_error(at, "unknown name `%s`", "z");
+    diag_error(other, "unknown name `%s`", "x");
+    diag_warning(at, "unknown name `%s`", "x"); /* another level */
+    diag_set_output(NULL);
+    fclose(out);
+    ck_assert_uint_eq(diag_error_count(), 5);
+    ck_assert_uint_eq(diag_errors_shown(), 3);
+    ck_assert_uint_eq(diag_warnings_shown(), 1);
+    int errors = 0, notes = 0;
+    for (const char *p = buf; (p = strstr(p, ": error: ")); p++) errors++;
+    for (const char *p = buf; (p = strstr(p, ": note: ")); p++) notes++;
+    ck_assert_int_eq(errors, 3);
+    ck_assert_int_eq(notes, 1);
+    ck_assert_ptr_nonnull(strstr(buf, "first note 0"));
+    free(buf);
+    diag_reset();
+    src_reset();
+    arena_free(a);
+}
+END_TEST
+
 START_TEST(suggestions) {
     Sym cands[] = {"Resistor", "Capacitor", "Inductor"};
     ck_assert_str_eq(suggest_name("Resistr", cands, 3), "Resistor");
@@ -132,6 +170,7 @@ int main(void) {
     tcase_add_test(tc, vec_and_hashmap);
     tcase_add_test(tc, diagnostic_has_location_line_and_caret);
     tcase_add_test(tc, columns_count_code_points);
+    tcase_add_test(tc, repeated_diagnostics_print_once);
     tcase_add_test(tc, suggestions);
     tcase_add_test(tc, capped_lists);
     suite_add_tcase(s, tc);

@@ -1,0 +1,88 @@
+#!/bin/sh
+# The command line explains itself (docs/CLI.md).  Usage: tests/cli.sh DYADC
+# Run from the repository root.  Checks, against docs/CLI.md and the command
+# list `dyadc help` prints:
+#   - every command has a help page, the same through `dyadc help CMD` and
+#     `dyadc CMD --help` / `-h`, exit 0, starting with its usage line;
+#   - every option docs/CLI.md documents (its option tables and the
+#     "common options" line) appears in `dyadc help`, and every simulator
+#     option also in `dyadc help run` and in a built simulator's --help;
+#   - --version; unknown commands and options fail with exit 1 and a
+#     suggestion; options of another command are named as such;
+#   - --time-passes times every phase, codegen, jit/emit and link included;
+#     -v announces them.
+set -u
+dyadc=$1
+pass=0
+fail=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+ok() { pass=$((pass + 1)); }
+bad() { echo "FAIL: $*"; fail=$((fail + 1)); }
+
+# expect STATUS CMD...: run, keep stdout/stderr in $tmp/out, $tmp/err
+expect() {
+    want=$1
+    shift
+    "$@" > "$tmp/out" 2> "$tmp/err"
+    got=$?
+    if [ "$got" -ne "$want" ]; then bad "$* exited $got, expected $want"; sed 5q "$tmp/err"; return 1; fi
+    ok
+}
+
+contains() { # FILE TEXT WHAT
+    if grep -qF -- "$2" "$1"; then ok; else bad "$3: no '$2'"; fi
+}
+
+expect 0 "$dyadc" help
+cp "$tmp/out" "$tmp/help"
+commands=$(sed -n '/^commands:/,/^options/s/^  \([a-z][a-z]*\) .*/\1/p' "$tmp/help")
+[ -n "$commands" ] || bad "dyadc help lists no commands"
+for c in $commands; do
+    expect 0 "$dyadc" help "$c" && cp "$tmp/out" "$tmp/page"
+    head -1 "$tmp/page" | grep -q "^usage: dyadc $c " && ok || bad "dyadc help $c: first line $(head -1 "$tmp/page")"
+    for h in --help -h; do
+        expect 0 "$dyadc" "$c" "$h" && { cmp -s "$tmp/out" "$tmp/page" && ok || bad "dyadc $c $h differs from dyadc help $c"; }
+    done
+done
+
+# every documented option is in the overview (docs/CLI.md: backquoted
+# options at the start of table rows, and the "Common options" paragraph)
+grep '^| `-' docs/CLI.md | cut -d'|' -f2 | grep -o '`-[^` =]*' | tr -d '`' > "$tmp/sim_opts"
+sed -n '/^Common options/,/^$/p' docs/CLI.md | grep -o '`-[^` ]*' | tr -d '`' | sed 's/\.\..*//' > "$tmp/common_opts"
+[ -s "$tmp/sim_opts" ] && [ -s "$tmp/common_opts" ] || bad "no options found in docs/CLI.md"
+expect 0 "$dyadc" help run
+cp "$tmp/out" "$tmp/run_page"
+"$dyadc" build tests/sim/rc.dyad --no-stdlib --model RC -o "$tmp/rc" 2> "$tmp/err" || bad "build rc: $(cat "$tmp/err")"
+"$tmp/rc" --help > "$tmp/sim_help" 2>&1 || bad "simulator --help failed"
+for o in $(cat "$tmp/sim_opts"); do
+    contains "$tmp/help" "$o" "dyadc help (simulator option)"
+    contains "$tmp/run_page" "$o" "dyadc help run"
+    contains "$tmp/sim_help" "$o" "simulator --help"
+done
+for o in $(cat "$tmp/common_opts"); do contains "$tmp/help" "$o" "dyadc help (common option)"; done
+
+expect 0 "$dyadc" --version && grep -q '^dyadc [0-9][0-9.]* ' "$tmp/out" && ok || bad "--version: $(cat "$tmp/out")"
+
+expect 1 "$dyadc" chek stdlib && contains "$tmp/err" 'did you mean `check`' "unknown command"
+expect 1 "$dyadc" help rnu && contains "$tmp/err" 'did you mean `run`' "help of an unknown command"
+expect 1 "$dyadc" run tests/sim/rc.dyad --no-stdlib --model RC --stpo 1 && contains "$tmp/err" 'did you mean `--stop`' "unknown simulator option"
+expect 1 "$dyadc" check tests/sim/rc.dyad --structure && contains "$tmp/err" 'it is an option of: flatten' "option of another command"
+expect 1 "$dyadc" build tests/sim/rc.dyad --model RC --stop 2 -o "$tmp/x" && contains "$tmp/err" 'simulator option' "simulator option given to build"
+expect 1 "$dyadc" run tests/sim/rc.dyad --no-stdlib && contains "$tmp/err" 'needs --model NAME' "run without --model"
+expect 1 "$dyadc" run tests/sim/rc.dyad --no-stdlib --model && contains "$tmp/err" 'needs a value' "--model without a value"
+
+# --time-passes: every phase of run and build; -v announces them
+expect 0 "$dyadc" run tests/sim/rc.dyad --no-stdlib --model RC --stop 0.1 -o "$tmp/rc.csv" --time-passes
+for p in parse flatten units structure codegen jit simulate; do contains "$tmp/err" "time: $p " "run --time-passes"; done
+expect 0 "$dyadc" build tests/sim/rc.dyad --no-stdlib --model RC -o "$tmp/rc2" --time-passes
+for p in parse flatten units structure codegen emit link; do contains "$tmp/err" "time: $p " "build --time-passes"; done
+expect 0 "$dyadc" check tests/sim/rc.dyad --no-stdlib --time-passes
+for p in parse check; do contains "$tmp/err" "time: $p " "check --time-passes"; done
+expect 0 "$dyadc" run tests/sim/rc.dyad --no-stdlib --model RC --stop 0.1 -o "$tmp/rc.csv" -v
+for p in parse flatten units structure codegen jit; do contains "$tmp/err" "dyadc: $p of RC..." "run -v"; done
+contains "$tmp/err" "statistics for RC" "run -v (simulator statistics)"
+
+echo "cli: $pass passed, $fail failed"
+[ $fail -eq 0 ]
