@@ -175,6 +175,13 @@ int dyrt_tick(DyrtSim *s);
 /* The assertions at the current point: 0, or USER after `error: assertion failed ...`. */
 int dyrt_check_asserts(DyrtSim *s);
 
+/* 0 when every output value in out (dyrt_outputs at the current point) is
+ * finite; else USER after `error: simulation stopped at t = ...: `y` is
+ * NaN in `y = sqrt(x)` (m.dyad:7): square root of a negative number
+ * (x = -0.25)` naming where the non-finite values began; the handle is then
+ * failed. */
+int dyrt_check_outputs(DyrtSim *s, const double *out);
+
 /* The current point. */
 double dyrt_time(const DyrtSim *s);
 double dyrt_stop_time(const DyrtSim *s);
@@ -201,5 +208,12 @@ void dyrt_model_param_defaults(const DyrtModel *m, double *p, const unsigned cha
 void dyrt_model_start(const DyrtModel *m, double t0, const double *p, double *y, double *yp);
 void dyrt_model_outputs(const DyrtModel *m, double t, const double *y, const double *yp,
                         const double *p, double *out);
+/* Some of the outputs only (a CSV with --vars, a getter): entry_of[k] (k <
+ * nout) is the copy-table entry of output k, or -1 when m->outputs computes
+ * it; dyrt_model_copy_value gives one entry's value, bit-identical to
+ * dyrt_model_outputs. */
+void dyrt_model_copy_entries(const DyrtModel *m, int32_t *entry_of);
+double dyrt_model_copy_value(const DyrtModel *m, int32_t k, double t, const double *y,
+                             const double *yp, const double *p);
 
 #endif

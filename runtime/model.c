@@ -30,7 +30,7 @@ void dyrt_model_start(const DyrtModel *m, double t0, const double *p, double *y,
     m->start(t0, p, y, yp);
 }
 
-static double copy_value(const DyrtModel *m, int32_t k, double t, const double *y,
+double dyrt_model_copy_value(const DyrtModel *m, int32_t k, double t, const double *y,
                          const double *yp, const double *p)
 {
     unsigned kind = m->out_copy_kind[k];
@@ -56,6 +56,14 @@ void dyrt_model_outputs(const DyrtModel *m, double t, const double *y, const dou
                         const double *p, double *out)
 {
     for (int32_t k = 0; k < m->nout_copy; k++)
-        out[m->out_copy_dest[k]] = copy_value(m, k, t, y, yp, p);
+        out[m->out_copy_dest[k]] = dyrt_model_copy_value(m, k, t, y, yp, p);
     m->outputs(t, y, yp, p, out);
+}
+
+void dyrt_model_copy_entries(const DyrtModel *m, int32_t *entry_of)
+{
+    for (int32_t k = 0; k < m->nout; k++)
+        entry_of[k] = -1;
+    for (int32_t k = 0; k < m->nout_copy; k++)
+        entry_of[m->out_copy_dest[k]] = k;
 }

@@ -52,6 +52,7 @@ DyrtSim *dyrt_create(const DyrtModel *m)
     s->phase = DYRT_SIM_CREATED;
     s->bad_res = -1;
     s->chatter_t = -INFINITY;
+    s->flip_t = -INFINITY;
     s->tstop_done = -INFINITY;
     default_settings(s);
     s->t = s->start;
@@ -71,7 +72,11 @@ void dyrt_free(DyrtSim *s)
     dyrt_clocks_free(s);
     free(s->p);
     free(s->gbuf);
-    free(s->zc_last);
+    free(s->flips);
+    free(s->mismatch);
+    free(s->modes_prev);
+    free(s->y_event);
+    free(s->yp_event);
     free(s->ytmp);
     free(s->yptmp);
     free(s->given);
@@ -166,6 +171,8 @@ static int init_phases(DyrtSim *s, double tout1)
     int rc = dyrt_params_check(s);
     if (!rc)
         rc = dyrt_params_defaults(s);
+    if (!rc)
+        rc = dyrt_coef_checks(s);
     if (!rc)
         rc = dyrt_clocks_setup(s);
     if (!rc)

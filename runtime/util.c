@@ -4,6 +4,7 @@
  * suggestion (Levenshtein distance), and a sanity check of the model
  * descriptor so that a malformed one is an internal error, not a crash.
  */
+#include <ctype.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -180,6 +181,8 @@ static const char *model_problem(const DyrtModel *m)
         return "missing function pointer";
     if ((m->nz > 0 && !m->zero_crossings) || (m->nassert > 0 && !m->check_asserts))
         return "missing zero-crossing or assertion function";
+    if (m->ncoef_check < 0 || (m->ncoef_check > 0 && !m->check_coefs))
+        return "missing coefficient check function";
     if (bad_csc(m->ny, m->jac_nnz, m->jac_colptr, m->jac_rowidx))
         return "malformed Jacobian pattern";
     if (m->init_n > 0 && (!m->init_residual || !m->init_jacobian || !m->init_guess || !m->init_finish))
@@ -205,4 +208,21 @@ int dyrt_check_model(const DyrtModel *m)
     dyrt_error("internal: bad model descriptor '%s': %s",
                m && m->name ? m->name : "?", why);
     return DYRT_EXIT_INTERNAL;
+}
+
+/* Where the location " (file:line)" begins in a name from the compiler
+ * ("v > 0 (friction.dyad:8)"), else its end. */
+size_t dyrt_location_at(const char *name)
+{
+    size_t len = strlen(name), i = len;
+    if (len < 5 || name[len - 1] != ')')
+        return len;
+    for (i = len - 1; i > 0 && isdigit((unsigned char)name[i - 1]); i--)
+        ;
+    if (i == len - 1 || i < 2 || name[i - 1] != ':')
+        return len;
+    const char *open = NULL;
+    for (const char *p = name; (p = strstr(p, " (")) && p < name + i; p++)
+        open = p;
+    return open ? (size_t)(open - name) : len;
 }

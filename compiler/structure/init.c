@@ -76,7 +76,8 @@ static void start_derivatives(St *t) {
         if (b->kind != SB_STATE_DER) continue;
         SVar *d = &t->sv.data[t->bvars.data[b->first]];
         uint32_t y = (uint32_t)t->sv.data[d->yp_of].slot;
-        Expr *x = expr_solve_linear(t->c, lower(t, b->res), expr_leaf(t->c, EXPR_YP, y));
+        uint32_t e = t->beqs.data[b->first];
+        Expr *x = st_solve(t, lower(t, b->res), expr_leaf(t->c, EXPR_YP, y), t->eq.data[e].flat);
         if (!x) continue;
         ExprVec l = {0};
         expr_leaves(t->c, x, EXPR_YP, &l);
@@ -87,14 +88,15 @@ static void start_derivatives(St *t) {
     }
 }
 
-/* initial relation `init` as a start value: the one y it mentions (no y'),
- * with *value solved for it linearly; -1 when it is not of that form */
-static int32_t start_of(St *t, Expr *init, Expr **value) {
+/* initial relation `init` (flat equation `flat`) as a start value: the one
+ * y it mentions (no y'), with *value solved for it by the solvability rule;
+ * -1 when it is not of that form */
+static int32_t start_of(St *t, Expr *init, uint32_t flat, Expr **value) {
     Expr *r = lower(t, init);
     ExprVec ys = {0}, yps = {0};
     expr_leaves(t->c, r, EXPR_Y, &ys);
     expr_leaves(t->c, r, EXPR_YP, &yps);
-    *value = ys.len == 1 && yps.len == 0 ? expr_solve_linear(t->c, r, ys.data[0]) : NULL;
+    *value = ys.len == 1 && yps.len == 0 ? st_solve(t, r, ys.data[0], (int32_t)flat) : NULL;
     return *value ? (int32_t)ys.data[0]->index : -1;
 }
 
@@ -145,7 +147,7 @@ static bool replaced(St *t, const Overrides *o, Expr **init, uint32_t i) {
     if (t->m->eqs.data[i].is_override) return false;
     Expr *l = init_lhs(t, i), *x;
     if (l && hmap_get(&o->lhs, l->id + 1)) return true;
-    int32_t y = start_of(t, init[i], &x);
+    int32_t y = start_of(t, init[i], i, &x);
     return y >= 0 && o->slot[y];
 }
 
@@ -188,7 +190,7 @@ static void start_values(St *t, Expr **init, bool *explicit_only) {
         if (t->m->eqs.data[i].kind != FE_INITIAL || !init[i]) continue;
         if (replaced(t, &ov, init, i)) { init[i] = NULL; continue; }
         Expr *x;
-        int32_t y = start_of(t, init[i], &x);
+        int32_t y = start_of(t, init[i], i, &x);
         bool simple = y >= 0 && s->y_is_diff[y];
         if (y >= 0 && !simple) { /* an algebraic unknown: a good guess, and --initial may replace it */
             s->start[y] = x;
