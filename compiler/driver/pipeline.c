@@ -29,7 +29,7 @@ static const char *beside_exe(Driver *d, const char *rel) {
     return dir_exists(p) ? p : NULL;
 }
 
-static const char *stdlib_dir(Driver *d) {
+const char *driver_stdlib_dir(Driver *d) {
     const char *env = getenv("DYADC_STDLIB");
     if (env && *env) return env;
     const char *p = beside_exe(d, "../share/dyadc/stdlib");
@@ -45,7 +45,7 @@ static const char *runtime_dir(Driver *d) {
 
 /* stdlib: every library folder in it */
 static void load_stdlib(Driver *d, Program *p) {
-    const char *dir = stdlib_dir(d);
+    const char *dir = driver_stdlib_dir(d);
     if (!dir_exists(dir)) {
         diag_warning((Span){0}, "standard library not found at '%s' (set DYADC_STDLIB)", dir);
         return;
@@ -59,10 +59,15 @@ static void load_stdlib(Driver *d, Program *p) {
     }
 }
 
-static Program *load(Driver *d) {
+Program *driver_load_libs(Driver *d) {
     Program *p = sema_new(d->arena, d->in);
     if (!d->no_stdlib) load_stdlib(d, p);
     for (uint32_t i = 0; i < d->libs.len; i++) sema_load_path(p, d->libs.data[i]);
+    return p;
+}
+
+static Program *load(Driver *d) {
+    Program *p = driver_load_libs(d);
     for (uint32_t i = 0; i < d->inputs.len; i++) sema_load_path(p, d->inputs.data[i]);
     return p;
 }
