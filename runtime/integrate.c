@@ -134,11 +134,11 @@ int dyrt_asserts_at(DyrtSim *s, double t, const double *y, const double *yp)
 /* A time after t0 that tells IDACalcIC the direction and scale of t. */
 static double ic_tout(const DyrtSim *s, double t0, double tnext)
 {
-    double span = s->stop - s->start;
-    double tiny = 1e-8 * (span > 0 ? span : 1.0);
+    double span = dyrt_time_scale(s);
+    double tiny = 1e-8 * span;
     if (tnext - t0 > tiny)
         return tnext;
-    return t0 + (span > 0 ? 1e-3 * span : 1e-3);
+    return t0 + 1e-3 * span;
 }
 
 /* Consistent y, y' at the current time with IDACalcIC; 0 or the IDA flag. */
@@ -423,7 +423,7 @@ static int step_to(DyrtSim *s, double tout, double *tret)
     double tstop = next_stop(s, tn);
     s->bad_res = -1;           /* only a NaN in this stretch explains a failure */
     IDASetMinStep(s->ida, dyrt_min_step(tn));
-    if (IDASetStopTime(s->ida, tstop) < 0)
+    if (!isinf(tstop) && IDASetStopTime(s->ida, tstop) < 0)  /* inf: none left (IDA clears a reached one) */
         return sim_failed(s, IDA_ILL_INPUT, "internal: bad stop time");
     int flag = IDASolve(s->ida, tout, tret, s->yy, s->yp, IDA_NORMAL);
     if (flag < 0)
