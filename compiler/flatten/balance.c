@@ -57,6 +57,17 @@ static unsigned char *computed_inputs(const FlatModel *m) {
     return c;
 }
 
+/* The component's own inputs that no equation computes become FV_INPUT:
+ * known while it runs, given from outside. */
+void flat_mark_inputs(FlatModel *m) {
+    unsigned char *computed = computed_inputs(m);
+    for (uint32_t i = 0; computed && i < m->vars.len; i++) {
+        FlatVar *v = &m->vars.data[i];
+        if (v->kind == FV_VARIABLE && v->top_conn && v->conn == FC_INPUT && !computed[i]) v->kind = FV_INPUT;
+    }
+    free(computed);
+}
+
 static void mark_leaves(const FlatModel *m, Expr *e, unsigned char *seen) {
     ExprVec v = {0};
     expr_leaves(m->ctx, e, EXPR_VAR, &v);
