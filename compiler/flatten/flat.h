@@ -136,8 +136,9 @@ typedef struct FlatModel {
                               balance rule does not count them as unknowns */
 } FlatModel;
 
-/* The component's own inputs that no equation computes (a probe `u =
- * sub.y` computes one) become FV_INPUT; flatten calls it. */
+/* The component's own inputs (not probes `u = sub.y`) become FV_INPUT when
+ * the equations leave them to its user (balanced with them given, not
+ * with them as unknowns); flatten calls it. */
 void flat_mark_inputs(FlatModel *m);
 
 /* Flatten component (or analysis) `d`.  Errors go through diag_*; returns
