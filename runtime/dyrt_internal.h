@@ -20,6 +20,7 @@
 #include <sundials/sundials_matrix.h>
 
 #include "dyadrt.h"
+#include "numfmt.h"  /* dyrt_num: every number in a message */
 
 /* Systems with at most this many unknowns use a dense matrix and LU; larger
  * ones use a sparse CSC matrix and KLU. */

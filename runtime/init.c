@@ -374,8 +374,8 @@ static int check_relations(Newton *nw)
                          "by %s; ignored", nm, with);
             continue;
         }
-        dyrt_error("inconsistent initialization: `%s` does not hold (its sides are %.17g and %.17g) with "
-                   "its unknowns determined by %s", nm, a, b, with);
+        dyrt_error("inconsistent initialization: `%s` does not hold (its sides are %s and %s) with "
+                   "its unknowns determined by %s", nm, dyrt_num(a).s, dyrt_num(b).s, with);
         bad++;
     }
     return bad ? DYRT_EXIT_USER : 0;
@@ -418,7 +418,7 @@ static int check_solution(const DyrtSim *s)
     const DyrtModel *m = s->m;
     for (int i = 0; i < m->np; i++)
         if (!isfinite(s->p[i])) {
-            dyrt_error("initialization failed: parameter '%s' = %g", m->param_names[i], s->p[i]);
+            dyrt_error("initialization failed: parameter '%s' = %s", m->param_names[i], dyrt_num(s->p[i]).s);
             return DYRT_EXIT_USER;
         }
     for (int i = 0; i < m->ny; i++)

@@ -73,7 +73,7 @@ static int sim_failed(DyrtSim *s, int flag, const char *what)
     char extra[96] = "";
     if (s->bad_res >= 0)
         snprintf(extra, sizeof extra, "; residual %d was not finite (NaN or Inf)", s->bad_res);
-    dyrt_error("simulation failed at t = %.17g: %s%s (last step size h = %.3g)", t,
+    dyrt_error("simulation failed at t = %s: %s%s (last step size h = %.3g)", dyrt_num(t).s,
                what ? what : flag_text(flag), extra, h);
     if (flag == IDA_FIRST_RES_FAIL || flag == IDA_NO_RECOVERY || flag == IDA_LINESEARCH_FAIL)
         fputs("note: the initial values may be inconsistent\n", stderr);
@@ -85,7 +85,7 @@ static int check_finite(DyrtSim *s, double t)
     const double *y = N_VGetArrayPointer(s->yy);
     for (int32_t i = 0; i < s->m->ny; i++)
         if (!isfinite(y[i])) {
-            dyrt_error("simulation failed at t = %.17g: unknown '%s' is %g", t,
+            dyrt_error("simulation failed at t = %s: unknown '%s' is %g", dyrt_num(t).s,
                        s->m->y_names ? s->m->y_names[i] : "?", y[i]);
             return DYRT_EXIT_USER;
         }
@@ -102,7 +102,7 @@ int dyrt_asserts_at(DyrtSim *s, double t, const double *y, const double *yp)
         return 0;
     s->failed_assert = k;
     const char *msg = k <= s->m->nassert && s->m->assert_messages ? s->m->assert_messages[k - 1] : "?";
-    dyrt_error("assertion failed at t=%.17g: %s", t, msg);
+    dyrt_error("assertion failed at t = %s: %s", dyrt_num(t).s, msg);
     return DYRT_EXIT_USER;
 }
 
