@@ -84,7 +84,7 @@
 
 #include <stdint.h>
 
-#define DYRT_ABI_VERSION 4
+#define DYRT_ABI_VERSION 5
 #define DYRT_MODEL_SYMBOL "dyad_model"
 
 /* param_flags bits */
@@ -118,6 +118,17 @@ enum {
                                    each crossing (see "Clocks") */
 };
 
+/* risk_kind: an operation that makes a finite argument NaN or Inf, and the
+ * test on the argument that tells (compiler twin: SYS_RISK_KINDS). */
+enum {
+    DYRT_RISK_DIV = 0,          /* a / x: x == 0 */
+    DYRT_RISK_SQRT = 1,         /* sqrt(x): x < 0 */
+    DYRT_RISK_LOG = 2,          /* log(x), log10(x): x <= 0 */
+    DYRT_RISK_ASIN = 3,         /* asin(x), acos(x): |x| > 1 */
+    DYRT_RISK_POW_NEG = 4,      /* x^c, c not an integer: x < 0 */
+    DYRT_RISK_POW_ZERO = 5      /* x^c, c < 0: x == 0 */
+};
+
 /* Simulation settings; a model carries defaults (from an analysis or the
  * built-in defaults), the command line overrides them. */
 typedef struct DyrtSettings {
@@ -142,6 +153,7 @@ typedef void (*DyrtZeroFn)(double t, const double *y, const double *yp,
 typedef int (*DyrtAssertFn)(double t, const double *y, const double *yp,
                             const double *p);
 typedef void (*DyrtParamFn)(double *p, const unsigned char *given);
+typedef int (*DyrtCoefCheckFn)(const double *p);
 typedef void (*DyrtStartFn)(double t0, const double *p, double *y, double *yp);
 typedef int (*DyrtInitResidualFn)(double t, const double *z, const double *p,
                                   double *r);
@@ -233,7 +245,7 @@ typedef struct DyrtModel {
                                          location ("v > 0 (friction.dyad:5)"),
                                          for messages */
 
-    /* ABI 4, appended (0 / NULL: none; see "Checks" above) */
+    /* also ABI 4 (0 / NULL: none; see "Checks" above) */
     int32_t init_ncheck;              /* over-determining initial relations */
     const char *const *init_check_with; /* [init_ncheck] what determines their unknowns */
 
@@ -255,6 +267,35 @@ typedef struct DyrtModel {
     const int32_t *tick_copy_ptr;              /* [nclocks+1] */
     const int32_t *tick_copy_dst;
     const int32_t *tick_copy_src;
+
+    /* ABI 5 (appended; NULL/0 when absent): where values come from, for the
+     * message on a NaN or Inf.  Equations e are instances of source
+     * relations; src_names holds each relation once with its line. */
+    int32_t nsrc;
+    const char *const *src_names;     /* [nsrc] "i = v / R (rc.dyad:12)" */
+    int32_t neq;
+    const int32_t *eq_src;            /* [neq] index into src_names */
+    const int32_t *resid_eq;          /* [ny] equation of residual row r, -1 */
+    const int32_t *out_eq;            /* [nout] equation computing output j, -1
+                                         for states, aliases, parameters */
+    const int32_t *out_rank;          /* [nout] evaluation order of that
+                                         computation (BLT position), -1 */
+    int32_t nrisk;                    /* risky operations, ascending risk_eq */
+    const int32_t *risk_eq;           /* [nrisk] */
+    const unsigned char *risk_kind;   /* [nrisk] DYRT_RISK_* */
+    const int32_t *risk_arg;          /* [nrisk] the argument: output column
+                                         >= 0, parameter p as -(p + 1) */
+
+    /* ABI 5, appended (0 / NULL: none): coefficient checks.  The model
+     * solves some equations symbolically by dividing by an expression of
+     * parameters; check_coefs(p) returns 0 when every such coefficient is
+     * nonzero and finite, else 1 + the index of the first that is not, whose
+     * coef_check_msgs entry names the equation, the variable and the
+     * parameters.  The runtime calls it once the parameters are known,
+     * before initializing. */
+    int32_t ncoef_check;
+    const char *const *coef_check_msgs; /* [ncoef_check] */
+    DyrtCoefCheckFn check_coefs;
 } DyrtModel;
 
 #endif

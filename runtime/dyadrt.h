@@ -125,7 +125,8 @@ typedef struct DyrtSim DyrtSim;
 DyrtSim *dyrt_create(const DyrtModel *m);
 void dyrt_free(DyrtSim *s);
 
-/* Settings, before dyrt_init.  stop >= start; rtol, atol >= 0, not both 0;
+/* Settings, before dyrt_init.  stop >= start (+inf: no stop time; the
+ * model's default span then sets the scale of t); rtol, atol >= 0, not both 0;
  * dtmax >= 0 (0: unlimited).  verbose: also warn about IDACalcIC polish
  * failures. */
 int dyrt_set_times(DyrtSim *s, double start, double stop);
@@ -175,6 +176,13 @@ int dyrt_tick(DyrtSim *s);
 /* The assertions at the current point: 0, or USER after `error: assertion failed ...`. */
 int dyrt_check_asserts(DyrtSim *s);
 
+/* 0 when every output value in out (dyrt_outputs at the current point) is
+ * finite; else USER after `error: simulation stopped at t = ...: `y` is
+ * NaN in `y = sqrt(x)` (m.dyad:7): square root of a negative number
+ * (x = -0.25)` naming where the non-finite values began; the handle is then
+ * failed. */
+int dyrt_check_outputs(DyrtSim *s, const double *out);
+
 /* The current point. */
 double dyrt_time(const DyrtSim *s);
 double dyrt_stop_time(const DyrtSim *s);
@@ -193,6 +201,12 @@ void dyrt_print_stats(const DyrtSim *s, FILE *f);
 const char *dyrt_solver_message(const DyrtSim *s);
 double dyrt_init_seconds(const DyrtSim *s);
 
+/* Messages (`error`, `warning` and the text) go to fn instead of stderr
+ * for the calling thread until reset with fn = NULL.  The FMI wrapper
+ * routes them to the importer's logger this way. */
+typedef void (*DyrtMessageHook)(void *user, const char *kind, const char *message);
+void dyrt_set_message_hook(DyrtMessageHook fn, void *user);
+
 /* The model's functions together with its data tables (dyad_model.h, "Data
  * instead of code"): what m->param_defaults, m->start and m->outputs compute
  * plus the constants and copies the descriptor holds as data.  Use these, not
@@ -201,5 +215,24 @@ void dyrt_model_param_defaults(const DyrtModel *m, double *p, const unsigned cha
 void dyrt_model_start(const DyrtModel *m, double t0, const double *p, double *y, double *yp);
 void dyrt_model_outputs(const DyrtModel *m, double t, const double *y, const double *yp,
                         const double *p, double *out);
+/* Some of the outputs only (a CSV with --vars, a getter): entry_of[k] (k <
+ * nout) is the copy-table entry of output k, or -1 when m->outputs computes
+ * it; dyrt_model_copy_value gives one entry's value, bit-identical to
+ * dyrt_model_outputs. */
+void dyrt_model_copy_entries(const DyrtModel *m, int32_t *entry_of);
+double dyrt_model_copy_value(const DyrtModel *m, int32_t k, double t, const double *y,
+                             const double *yp, const double *p);
+
+/* out_state[k] = i when output column k is exactly y_i (a copy of it),
+ * else -1: the FMI state variables and their aliases. */
+void dyrt_model_output_states(const DyrtModel *m, int32_t *out_state);
+
+/* The FMI GUID of a model: a hash (FNV-1a, 64 bit) of its name, parameter,
+ * output and unknown names, as "{8-4-4-4-12}" hex; the compiler writes the
+ * same into modelDescription.xml (dyrt_fnv1a over the same strings in the
+ * same order).  buf has DYRT_GUID_LEN bytes. */
+#define DYRT_GUID_LEN 40
+void dyrt_model_guid(const DyrtModel *m, char *buf);
+uint64_t dyrt_fnv1a(uint64_t h, const char *s);
 
 #endif

@@ -19,11 +19,14 @@
 #include <sundials/sundials_linearsolver.h>
 #include <sundials/sundials_matrix.h>
 
+#include <klu.h>
+
 #include "dyadrt.h"
 #include "numfmt.h"  /* dyrt_num: every number in a message */
 
-/* Systems with at most this many unknowns use a dense matrix and LU; larger
- * ones use a sparse CSC matrix and KLU. */
+/* Only systems with at most this many unknowns and a Jacobian at least a
+ * quarter full use a dense matrix and LU; the others a sparse CSC matrix
+ * and KLU (solver.c, use_klu). */
 #define DYRT_DENSE_MAX 100
 
 /* Give up after this many events within DYRT_CHATTER_WINDOW (relative). */
@@ -33,11 +36,16 @@
 /* Event iteration: at most this many mode updates + restarts at one instant. */
 #define DYRT_MODE_ITER_MAX 20
 
-/* A root of function k this close (relative) to k's last mode change does
- * not change the mode again: IDA places roots within its tolerance on either
- * side, and a g that depends on algebraic unknowns jitters around the
- * restart point. */
-#define DYRT_EVENT_DEBOUNCE 1e-9
+/* A function whose mode changes this often at one instant (within
+ * DYRT_CHATTER_WINDOW) goes back and forth: chattering, an error. */
+#define DYRT_FLIP_MAX 3
+
+/* After a restart the integrator goes on by this much (relative to the
+ * simulated span) and then checks every mode against the sign of its
+ * function (integrate.c: the crossing back that the root finder cannot
+ * see).  Far above the root finder's placement error (~1e-14 relative),
+ * far below the time scales anyone simulates with a given span. */
+#define DYRT_EVENT_CHECK 1e-6
 
 /* Clock ticks closer than this (relative to max(1, |t|)) are one instant. */
 #define DYRT_TICK_EPS 1e-12
@@ -88,7 +96,13 @@ struct DyrtSim {
     /* parameters and state */
     double *p;                 /* [np + nmodes]: parameters, then the modes */
     double *gbuf;              /* [nz] zero-crossing values (mode updates) */
-    double *zc_last;           /* [nz] time of function k's last mode change */
+    double *y_event, *yp_event; /* [ny] the point of the last restart, to go back to */
+    unsigned char *flips;      /* [nz] mode changes of function k at the instant flip_t */
+    double flip_t;             /* the instant (within DYRT_CHATTER_WINDOW) */
+    unsigned char *mismatch;   /* [nz] scratch: sign and mode disagree */
+    double *modes_prev;        /* [nz] scratch: the modes before an update */
+    int check_pending;         /* a check after the restart at check_t0 is due at check_t */
+    double check_t0, check_t;
     double *ytmp, *yptmp;      /* [ny] look-ahead point (modes at g = 0) */
     unsigned char *given;      /* [np] */
     double *y0, *yp0;          /* [ny] consistent start (before IDA) */
@@ -111,6 +125,8 @@ struct DyrtSim {
     DyrtClocks clk;
     /* diagnostics */
     int bad_res;               /* index of the last non-finite residual, -1 */
+    double bad_t;              /* ... and the point where it was evaluated */
+    double *bad_y, *bad_yp;    /* [ny] */
     char ida_msg[256];         /* last message of SUNDIALS' error handler */
     DyrtStats stats;
 };
@@ -128,6 +144,8 @@ typedef struct DyrtRun {
     char out_path[512];        /* its path, for --plot */
     int *cols;                 /* [ncols] indices into outputs */
     int ncols;
+    int32_t *col_copy;         /* [ncols] copy-table entry of the column, -1: computed */
+    int need_fn;               /* some column is computed by m->outputs */
     double *outbuf;            /* [nout] */
     double *tickbuf;           /* [nout] the values before a clock tick */
     char *rowbuf;              /* one formatted CSV row, written with one fwrite */
@@ -148,14 +166,17 @@ int dyrt_parse_double(const char *s, double *v);
 const char *dyrt_closest(const char *name, const char *const *names, int n);
 int dyrt_find(const char *name, const char *const *names, int n);
 void *dyrt_calloc(size_t n, size_t size);
+size_t dyrt_location_at(const char *name);
 int dyrt_check_model(const DyrtModel *m);
 
 /* sim.c: 0 when s is in `phase`, else `error: internal: <fn> called ...` */
 int dyrt_sim_expect(const DyrtSim *s, DyrtSimPhase phase, const char *fn);
+double dyrt_time_scale(const DyrtSim *s);
 
 /* params.c */
 int dyrt_params_alloc(DyrtSim *s);
 int dyrt_params_defaults(DyrtSim *s);
+int dyrt_coef_checks(const DyrtSim *s);
 int dyrt_params_check(const DyrtSim *s);
 int dyrt_apply_initials(DyrtSim *s);
 int dyrt_initial_target(const DyrtSim *s, const DyrtNameValue *nv, int *row, int *z, double *value);
@@ -177,6 +198,8 @@ int dyrt_plot(const DyrtRun *r, const char *csv);
 int dyrt_modes_from_signs(DyrtSim *s, double t, const double *y, const double *yp,
                           const int *keep);
 int dyrt_modes_from_roots(DyrtSim *s, double t);
+int dyrt_modes_mismatch(DyrtSim *s, double t, const double *y, const double *yp);
+const char *dyrt_event_name(const DyrtSim *s, int k, char *buf, size_t n);
 
 /* solver.c */
 int dyrt_integrate_setup(DyrtSim *s);
@@ -196,6 +219,28 @@ int dyrt_restart_at(DyrtSim *s, double t, const char *why, int events);
 int dyrt_initial_values(DyrtSim *s, double tout1);
 int dyrt_advance(DyrtSim *s, double tout);
 int dyrt_asserts_at(DyrtSim *s, double t, const double *y, const double *yp);
+
+/* me.c: the index-1 solve for y' of the states and the algebraic y
+ * (FMI Model Exchange) and its directional derivatives. */
+typedef struct DyrtMe {
+    const DyrtModel *m;
+    int n;                     /* ny */
+    int *colptr, *rowidx;      /* int copies of the Jacobian pattern for KLU */
+    double *j0, *j1;           /* [jac_nnz] dF/dy, then the Newton matrix dF/dz */
+    double *r, *dz;            /* [n] */
+    klu_symbolic *sym;
+    klu_numeric *num;
+    klu_common common;
+} DyrtMe;
+int dyrt_me_alloc(DyrtMe *me, const DyrtModel *m);
+void dyrt_me_free(DyrtMe *me);
+int dyrt_me_solve(DyrtMe *me, double t, double *y, double *yp, const double *p);
+int dyrt_me_directional(DyrtMe *me, double t, const double *y, const double *yp, const double *p,
+                        const double *dx, double *dy, double *dyp);
+
+/* nonfinite.c */
+const char *dyrt_value_word(double x);
+void dyrt_explain_point(DyrtSim *s, int row, double t, const double *y, const double *yp);
 
 /* solver.c: the smallest step that still makes progress at time t */
 double dyrt_min_step(double t);

@@ -16,15 +16,17 @@
  *                  -1 falling: 0).  Not from the sign after the restart:
  *                  IDA places a root within its tolerance on either side, and
  *                  with a branch-dependent g (a diode: g = v_source - v) the
- *                  sign right after the restart can point back, which is what
- *                  made unfrozen relations chatter.  A root within
- *                  DYRT_EVENT_DEBOUNCE of the function's last mode change
- *                  is that jitter and changes nothing.
+ *                  sign right after the restart can point back.
+ *   mismatches  -- a function whose sign disagrees with its mode at a point
+ *                  (g == 0 agrees with both): after a restart, the crossing
+ *                  back that IDA cannot report because it began within the
+ *                  root tolerance of the restart point (integrate.c).
  *
  * Models without modes (nmodes == 0) compare continuously; these functions
- * then change nothing.
+ * then change nothing.  dyrt_event_name names function k for messages.
  */
 #include <math.h>
+#include <string.h>
 
 #include "dyrt_internal.h"
 
@@ -34,8 +36,7 @@ static int look_ahead(DyrtSim *s, double t, const double *y, const double *yp,
                       const unsigned char *pending)
 {
     const DyrtModel *m = s->m;
-    double span = s->stop - s->start;
-    double dt = 1e-6 * (span > 0 ? span : 1.0);
+    double dt = 1e-6 * dyrt_time_scale(s);
     for (int32_t i = 0; y && yp && i < m->ny; i++) {
         s->ytmp[i] = y[i] + dt * yp[i];
         s->yptmp[i] = yp[i];
@@ -93,8 +94,8 @@ int dyrt_modes_from_signs(DyrtSim *s, double t, const double *y, const double *y
  * 1 when any root was found (so the caller restarts as before). */
 int dyrt_modes_from_roots(DyrtSim *s, double t)
 {
+    (void)t;
     const DyrtModel *m = s->m;
-    double window = DYRT_EVENT_DEBOUNCE * fmax(1.0, fabs(t));
     int changed = 0;
     for (int32_t k = 0; k < m->nz; k++) {
         if (s->rootsfound[k] == 0)
@@ -104,11 +105,42 @@ int dyrt_modes_from_roots(DyrtSim *s, double t)
             continue;
         }
         double want = s->rootsfound[k] > 0 ? 1.0 : 0.0;
-        if (s->p[m->np + k] == want || fabs(t - s->zc_last[k]) <= window)
-            continue;              /* no change, or jitter: not an event */
+        if (s->p[m->np + k] == want)
+            continue;              /* crossing back into its branch: no change */
         s->p[m->np + k] = want;
-        s->zc_last[k] = t;
         changed++;
     }
     return changed;
+}
+
+/* s->mismatch[k] = 1 where g_k at (t, y, yp) is nonzero and its sign
+ * disagrees with mode k; returns how many. */
+int dyrt_modes_mismatch(DyrtSim *s, double t, const double *y, const double *yp)
+{
+    const DyrtModel *m = s->m;
+    if (m->nmodes <= 0)
+        return 0;
+    m->zero_crossings(t, y, yp, s->p, s->gbuf);
+    const double *mode = s->p + m->np;
+    int n = 0;
+    for (int32_t k = 0; k < m->nmodes; k++) {
+        double g = s->gbuf[k];
+        s->mismatch[k] = (g > 0 && mode[k] == 0) || (g < 0 && mode[k] != 0);
+        n += s->mismatch[k];
+    }
+    return n;
+}
+
+/* "the condition `v > 0` (friction.dyad:8)", or by number without names */
+const char *dyrt_event_name(const DyrtSim *s, int k, char *buf, size_t n)
+{
+    const DyrtModel *m = s->m;
+    if (!m->event_names || !m->event_names[k]) {
+        snprintf(buf, n, "zero-crossing function %d", k);
+        return buf;
+    }
+    const char *name = m->event_names[k];
+    size_t at = dyrt_location_at(name);
+    snprintf(buf, n, "the condition `%.*s`%s", (int)at, name, name + at);
+    return buf;
 }

@@ -40,6 +40,7 @@
 #define CHECK_RTOL 1e-6        /* a check holds: |lhs - rhs| <= this * max(1, |lhs|, |rhs|) */
 
 typedef struct Newton {
+    DyrtSim *s;
     const DyrtModel *m;
     const double *p;
     double t0;
@@ -218,6 +219,31 @@ static int fail(const Newton *nw, const char *why)
     return DYRT_EXIT_USER;
 }
 
+/* The initialization residual is NaN or Inf at z: name those equations
+ * and, from the values at z, where the non-finite value began. */
+static int nonfinite(const Newton *nw, const char *where)
+{
+    char rows[700];
+    size_t len = 0;
+    int n = 0;
+    for (int i = 0; i < nw->n && len + 8 < sizeof rows; i++) {
+        if (isfinite(nw->r[i]))
+            continue;
+        if (n++ == 3) {
+            len += (size_t)snprintf(rows + len, sizeof rows - len, "; ...");
+            break;
+        }
+        if (n > 1)
+            len += (size_t)snprintf(rows + len, sizeof rows - len, "; ");
+        len += describe_row(nw, i, rows + len, sizeof rows - len);
+    }
+    dyrt_error("initialization failed: not finite %s: %s", where, n ? rows : "?");
+    DyrtSim *s = nw->s;
+    nw->m->init_finish(nw->t0, nw->z, s->p, s->y0, s->yp0);
+    dyrt_explain_point(s, -1, nw->t0, s->y0, s->yp0);
+    return DYRT_EXIT_USER;
+}
+
 static int singular(Newton *nw)
 {
     char why[160];
@@ -288,7 +314,7 @@ static double relative_step(const Newton *nw, double s)
 static int newton_solve(Newton *nw)
 {
     if (eval(nw, nw->z, nw->r) != 0)
-        return fail(nw, "the residual cannot be evaluated at the initial guess");
+        return nonfinite(nw, "at the initial guess");
     while (norm_inf(nw->r, nw->n) > NEWTON_FTOL) {
         if (nw->iters >= NEWTON_MAXITER)
             return fail(nw, "no convergence");
@@ -384,7 +410,7 @@ static int check_relations(Newton *nw)
 static int solve_init_system(DyrtSim *s)
 {
     const DyrtModel *m = s->m;
-    Newton nw = {.m = m, .p = s->p, .t0 = s->start};
+    Newton nw = {.s = s, .m = m, .p = s->p, .t0 = s->start};
     int rc = newton_alloc(&nw, m);
     if (!rc) {
         klu_defaults(&nw.common);
@@ -413,20 +439,29 @@ static int solve_init_system(DyrtSim *s)
     return rc;
 }
 
-static int check_solution(const DyrtSim *s)
+static int check_solution(DyrtSim *s)
 {
     const DyrtModel *m = s->m;
     for (int i = 0; i < m->np; i++)
         if (!isfinite(s->p[i])) {
-            dyrt_error("initialization failed: parameter '%s' = %s", m->param_names[i], dyrt_num(s->p[i]).s);
+            dyrt_error("initialization failed: parameter '%s' is %s", m->param_names[i],
+                       dyrt_value_word(s->p[i]));
             return DYRT_EXIT_USER;
         }
-    for (int i = 0; i < m->ny; i++)
-        if (!isfinite(s->y0[i]) || !isfinite(s->yp0[i])) {
-            dyrt_error("initialization failed: start value of '%s' is not finite",
-                       m->y_names ? m->y_names[i] : "?");
-            return DYRT_EXIT_USER;
-        }
+    for (int i = 0; i < m->ny; i++) {
+        int y_bad = !isfinite(s->y0[i]);
+        if (!y_bad && isfinite(s->yp0[i]))
+            continue;
+        const char *name = m->y_names ? m->y_names[i] : "?";
+        double v = y_bad ? s->y0[i] : s->yp0[i];
+        if (y_bad)
+            dyrt_error("initialization failed: the start value of '%s' is %s", name, dyrt_value_word(v));
+        else
+            dyrt_error("initialization failed: the start value of der(%s) is %s ('%s' = %s)",
+                       name, dyrt_value_word(v), name, dyrt_num(s->y0[i]).s);
+        dyrt_explain_point(s, -1, s->start, s->y0, s->yp0);
+        return DYRT_EXIT_USER;
+    }
     return 0;
 }
 

@@ -13,7 +13,6 @@
  * and at a model tstop (IDA_TSTOP_RETURN), the residual may change branch,
  * so the integrator is restarted there: IDAReInit, then IDACalcIC
  * (IDA_YA_YDP_INIT) for the new algebraic values and derivatives.
- * Chattering (more than DYRT_CHATTER_MAX events at one instant) is an error.
  *
  * Frozen relations (events.c): the modes are set from the signs at the
  * start (iterated with IDACalcIC until they agree with the consistent
@@ -21,8 +20,22 @@
  * change any mode (a function crossing back into the current branch) is not
  * an event and needs no restart.  After a restart the other functions' signs
  * are checked again (event iteration, at most DYRT_MODE_ITER_MAX rounds).
+ *
+ * The crossing back.  Right after a restart the functions that just crossed
+ * lie within the root finder's tolerance of zero, on either side: if the new
+ * branch drives one straight back, IDA sees no sign change and would never
+ * report it (the branch stays wrong for good).  So every restart (an event,
+ * a time event, the start) is followed by a check DYRT_EVENT_CHECK * span
+ * later: a function whose sign then disagrees with its mode crossed back at
+ * the restart; its mode goes back and the integrator restarts from the
+ * restart point.  A function whose mode changes DYRT_FLIP_MAX times at one
+ * instant goes back and forth: on both sides the solution is driven onto
+ * its switching surface (a sliding mode, as in dry friction at rest), which
+ * stops the run with an error naming the condition; so do more than
+ * DYRT_CHATTER_MAX events at vanishing intervals.
  */
 #include <math.h>
+#include <string.h>
 #include <ida/ida.h>
 
 #include "dyrt_internal.h"
@@ -70,12 +83,24 @@ static int sim_failed(DyrtSim *s, int flag, const char *what)
     double t = s->start, h = 0;
     IDAGetCurrentTime(s->ida, &t);
     IDAGetLastStep(s->ida, &h);
-    char extra[96] = "";
-    if (s->bad_res >= 0)
-        snprintf(extra, sizeof extra, "; residual %d was not finite (NaN or Inf)", s->bad_res);
+    char extra[512] = "";
+    if (s->bad_res >= 0) {
+        const DyrtModel *m = s->m;
+        int32_t eq = m->resid_eq ? m->resid_eq[s->bad_res] : -1, src = eq >= 0 && m->eq_src ? m->eq_src[eq] : -1;
+        if (src >= 0 && src < m->nsrc) {
+            const char *name = m->src_names[src];
+            size_t at = dyrt_location_at(name);
+            snprintf(extra, sizeof extra, "; the residual of `%.*s`%s was not finite", (int)at,
+                     name, name + at);
+        } else {
+            snprintf(extra, sizeof extra, "; residual %d was not finite (NaN or Inf)", s->bad_res);
+        }
+    }
     dyrt_error("simulation failed at t = %s: %s%s (last step size h = %.3g)", dyrt_num(t).s,
                what ? what : flag_text(flag), extra, h);
-    if (flag == IDA_FIRST_RES_FAIL || flag == IDA_NO_RECOVERY || flag == IDA_LINESEARCH_FAIL)
+    if (s->bad_res >= 0 && s->bad_y)
+        dyrt_explain_point(s, s->bad_res, s->bad_t, s->bad_y, s->bad_yp);
+    else if (flag == IDA_FIRST_RES_FAIL || flag == IDA_NO_RECOVERY || flag == IDA_LINESEARCH_FAIL)
         fputs("note: the initial values may be inconsistent\n", stderr);
     return DYRT_EXIT_USER;
 }
@@ -85,8 +110,8 @@ static int check_finite(DyrtSim *s, double t)
     const double *y = N_VGetArrayPointer(s->yy);
     for (int32_t i = 0; i < s->m->ny; i++)
         if (!isfinite(y[i])) {
-            dyrt_error("simulation failed at t = %s: unknown '%s' is %g", dyrt_num(t).s,
-                       s->m->y_names ? s->m->y_names[i] : "?", y[i]);
+            dyrt_error("simulation failed at t = %s: unknown '%s' is %s", dyrt_num(t).s,
+                       s->m->y_names ? s->m->y_names[i] : "?", dyrt_num(y[i]).s);
             return DYRT_EXIT_USER;
         }
     return 0;
@@ -109,11 +134,11 @@ int dyrt_asserts_at(DyrtSim *s, double t, const double *y, const double *yp)
 /* A time after t0 that tells IDACalcIC the direction and scale of t. */
 static double ic_tout(const DyrtSim *s, double t0, double tnext)
 {
-    double span = s->stop - s->start;
-    double tiny = 1e-8 * (span > 0 ? span : 1.0);
+    double span = dyrt_time_scale(s);
+    double tiny = 1e-8 * span;
     if (tnext - t0 > tiny)
         return tnext;
-    return t0 + (span > 0 ? 1e-3 * span : 1e-3);
+    return t0 + 1e-3 * span;
 }
 
 /* Consistent y, y' at the current time with IDACalcIC; 0 or the IDA flag. */
@@ -124,6 +149,12 @@ static int calc_ic(DyrtSim *s, double t0, double tnext)
         return flag;
     return IDAGetConsistentIC(s->ida, s->yy, s->yp);
 }
+
+static void save_restart_point(DyrtSim *s);
+static void schedule_check(DyrtSim *s, double t);
+static int restart_event(DyrtSim *s, double t, double tout, const char *why);
+static void modes_save(DyrtSim *s);
+static int modes_count(DyrtSim *s, double t);
 
 /* Initial values: IDACalcIC always (it fixes the differential unknowns and
  * computes the algebraic ones and y').  When the model's initialization
@@ -136,8 +167,12 @@ int dyrt_initial_values(DyrtSim *s, double tnext)
     int flag;
     for (int it = 0;; it++) {
         flag = calc_ic(s, s->start, tnext);
+        modes_save(s);
         if (flag < 0 || dyrt_modes_from_signs(s, s->start, y, yp, NULL) == 0)
             break;
+        int rc = modes_count(s, s->start);
+        if (rc)
+            return rc;
         if (it == DYRT_MODE_ITER_MAX) {
             dyrt_error("initialization failed: the relations (ifelse conditions) at the start "
                        "keep changing their branch");
@@ -146,8 +181,11 @@ int dyrt_initial_values(DyrtSim *s, double tnext)
         if (IDAReInit(s->ida, s->start, s->yy, s->yp) != IDA_SUCCESS)
             return DYRT_EXIT_INTERNAL;
     }
-    if (flag >= 0)
+    if (flag >= 0) {
+        save_restart_point(s);
+        schedule_check(s, s->start);
         return 0;
+    }
     if (s->m->init_n == 0) {
         dyrt_error("initialization failed: IDACalcIC: %s", flag_text(flag));
         return DYRT_EXIT_USER;
@@ -161,7 +199,11 @@ int dyrt_initial_values(DyrtSim *s, double tnext)
     }
     s->bad_res = -1;
     dyrt_modes_from_signs(s, s->start, s->y0, s->yp0, NULL);
-    return IDAReInit(s->ida, s->start, s->yy, s->yp) == IDA_SUCCESS ? 0 : DYRT_EXIT_INTERNAL;
+    if (IDAReInit(s->ida, s->start, s->yy, s->yp) != IDA_SUCCESS)
+        return DYRT_EXIT_INTERNAL;
+    save_restart_point(s);
+    schedule_check(s, s->start);
+    return 0;
 }
 
 /* The next stop time at or after the integrator's current time tn: the
@@ -193,59 +235,183 @@ static int restart(DyrtSim *s, double t, double tout, const char *why)
     return sim_failed(s, flag, what);
 }
 
+/* ---------- chattering ---------- */
+
+static int chattering(DyrtSim *s, double t, int k, const char *how)
+{
+    char name[512];
+    dyrt_error("simulation failed at t = %s: chattering: %s %s; on both sides of it the "
+               "solution is driven back across (a sliding mode, which dyadc does not simulate)",
+               dyrt_num(t).s, dyrt_event_name(s, k, name, sizeof name), how);
+    fputs("note: the rows before this time are written; model the phase on the switching "
+          "surface explicitly (e.g. sticking), or smooth the switch (e.g. tanh(v / eps))\n", stderr);
+    return DYRT_EXIT_USER;
+}
+
+static void modes_save(DyrtSim *s)
+{
+    const DyrtModel *m = s->m;
+    for (int32_t k = 0; k < m->nmodes; k++)
+        s->modes_prev[k] = s->p[m->np + k];
+}
+
+/* Count the mode changes since modes_save at instant t (a new instant
+ * starts the counts afresh): 0, or the chattering error. */
+static int modes_count(DyrtSim *s, double t)
+{
+    const DyrtModel *m = s->m;
+    if (fabs(t - s->flip_t) > DYRT_CHATTER_WINDOW * fmax(1.0, fabs(t))) {
+        memset(s->flips, 0, (size_t)m->nz);
+        s->flip_t = t;
+    }
+    for (int32_t k = 0; k < m->nmodes; k++)
+        if (s->p[m->np + k] != s->modes_prev[k] && ++s->flips[k] >= DYRT_FLIP_MAX)
+            return chattering(s, t, k, "switches back and forth at this instant");
+    return 0;
+}
+
+/* The function that changed most at the current instant (for messages). */
+static int most_flipped(const DyrtSim *s)
+{
+    int best = 0;
+    for (int32_t k = 1; k < s->m->nz; k++)
+        if (s->flips[k] > s->flips[best] || (s->rootsfound[k] && !s->flips[best]))
+            best = k;
+    return best;
+}
+
+/* ---------- restarts and the check after them ---------- */
+
 /* After a restart at an event: the functions that did not cross may now
  * disagree with their modes; update them and restart until they settle. */
 static int event_iteration(DyrtSim *s, double t, double tout)
 {
     const double *y = N_VGetArrayPointer(s->yy), *yp = N_VGetArrayPointer(s->yp);
-    for (int it = 0; dyrt_modes_from_signs(s, t, y, yp, s->rootsfound) > 0; it++) {
+    for (int it = 0;; it++) {
+        modes_save(s);
+        if (dyrt_modes_from_signs(s, t, y, yp, s->rootsfound) == 0)
+            return 0;
+        int rc = modes_count(s, t);
+        if (rc)
+            return rc;
         if (it == DYRT_MODE_ITER_MAX)
             return sim_failed(s, 0, "event iteration: the relations (ifelse conditions) keep "
                                     "changing their branch at this instant");
-        int rc = restart(s, t, tout, "an event");
+        rc = restart(s, t, tout, "an event");
         if (rc)
             return rc;
     }
-    return 0;
+}
+
+/* The point before a restart at t, to go back to; the check after it. */
+static void save_restart_point(DyrtSim *s)
+{
+    size_t n = sizeof(double) * (size_t)s->m->ny;
+    memcpy(s->y_event, N_VGetArrayPointer(s->yy), n);
+    memcpy(s->yp_event, N_VGetArrayPointer(s->yp), n);
+}
+
+static void schedule_check(DyrtSim *s, double t)
+{
+    double span = s->stop - s->start;
+    s->check_t0 = t;
+    s->check_t = fmin(t + DYRT_EVENT_CHECK * (span > 0 ? span : 1.0), s->stop);
+    s->check_pending = s->m->nmodes > 0 && s->check_t > t;
+}
+
+/* Restart at t after the modes changed (an event or a time event), with
+ * event iteration, and schedule the check.  rootsfound marks the functions
+ * whose modes were just set (the others follow their signs). */
+static int restart_event(DyrtSim *s, double t, double tout, const char *why)
+{
+    int rc = restart(s, t, tout, why);
+    if (!rc)
+        rc = event_iteration(s, t, tout);
+    if (!rc)
+        schedule_check(s, t);
+    return rc;
 }
 
 /* Restart at t after the discrete values changed (a clock tick): new
  * consistent algebraic values and y'; with `events`, the modes follow
- * (those whose function just crossed, s->rootsfound, keep theirs). */
+ * (those whose function just crossed, s->rootsfound, keep theirs), and the
+ * check after the restart is due. */
 int dyrt_restart_at(DyrtSim *s, double t, const char *why, int events)
 {
     if (!s->ida) {
         dyrt_modes_from_signs(s, t, NULL, NULL, NULL);
         return 0;
     }
-    int rc = restart(s, t, s->stop, why);
-    return rc || !events ? rc : event_iteration(s, t, s->stop);
+    save_restart_point(s);
+    if (!events)
+        return restart(s, t, s->stop, why);
+    return restart_event(s, t, s->stop, why);
 }
+
+/* The check DYRT_EVENT_CHECK after the restart at check_t0: a function on
+ * the other side of its mode crossed back at check_t0.  Its mode goes back
+ * and the integrator restarts from the restart point. */
+static int check_modes(DyrtSim *s, double tnow, double tout)
+{
+    const DyrtModel *m = s->m;
+    s->check_pending = 0;
+    if (dyrt_modes_mismatch(s, tnow, N_VGetArrayPointer(s->yy), N_VGetArrayPointer(s->yp)) == 0)
+        return 0;
+    double t0 = s->check_t0;
+    modes_save(s);
+    for (int32_t k = 0; k < m->nmodes; k++) {
+        s->rootsfound[k] = s->mismatch[k];
+        if (s->mismatch[k])
+            s->p[m->np + k] = s->p[m->np + k] != 0 ? 0.0 : 1.0;
+    }
+    int rc = modes_count(s, t0);
+    if (rc)
+        return rc;
+    size_t n = sizeof(double) * (size_t)m->ny;
+    memcpy(N_VGetArrayPointer(s->yy), s->y_event, n);
+    memcpy(N_VGetArrayPointer(s->yp), s->yp_event, n);
+    s->t = t0;
+    return restart_event(s, t0, tout, "an event");
+}
+
+/* ---------- events ---------- */
 
 static int on_event(DyrtSim *s, double t, double tout)
 {
     if (IDAGetRootInfo(s->ida, s->rootsfound) != IDA_SUCCESS)
         return sim_failed(s, IDA_ILL_INPUT, "internal: no root information");
     dyrt_clocks_snapshot(s);
+    modes_save(s);
     if (dyrt_modes_from_roots(s, t) == 0)
         return 0;              /* no branch changes: not an event */
     int ticks = dyrt_clocks_roots(s);
     if (s->stats.events < DYRT_EVENT_LOG)
         s->stats.event_t[s->stats.events] = t;
     s->stats.events++;
+    int rc = modes_count(s, t);
+    if (rc)
+        return rc;
     double window = DYRT_CHATTER_WINDOW * fmax(1.0, fabs(t));
     s->chatter_count = fabs(t - s->chatter_t) <= window ? s->chatter_count + 1 : 0;
     s->chatter_t = t;
     if (s->chatter_count >= DYRT_CHATTER_MAX)
-        return sim_failed(s, 0, "chattering: the zero crossings keep firing at the same instant");
+        return chattering(s, t, most_flipped(s), "keeps firing at vanishing intervals");
     const double *y = N_VGetArrayPointer(s->yy), *yp = N_VGetArrayPointer(s->yp);
-    int rc = dyrt_asserts_at(s, t, y, yp);
+    rc = dyrt_asserts_at(s, t, y, yp);
     if (rc)                    /* the located failure: the caller's last row */
         return rc;
     if (ticks)                 /* a zero-crossing clock: pending, dyrt_tick restarts */
         return 0;
-    rc = restart(s, t, tout, "an event");
-    return rc ? rc : event_iteration(s, t, tout);
+    save_restart_point(s);
+    return restart_event(s, t, tout, "an event");
+}
+
+/* A time event: the equations may change (other functions' signs too). */
+static int on_tstop(DyrtSim *s, double t, double tout)
+{
+    memset(s->rootsfound, 0, sizeof *s->rootsfound * (size_t)s->m->nz);
+    save_restart_point(s);
+    return restart_event(s, t, tout, "a time event");
 }
 
 /* One IDASolve towards tout with the stop time at the next tstop; a
@@ -257,7 +423,7 @@ static int step_to(DyrtSim *s, double tout, double *tret)
     double tstop = next_stop(s, tn);
     s->bad_res = -1;           /* only a NaN in this stretch explains a failure */
     IDASetMinStep(s->ida, dyrt_min_step(tn));
-    if (IDASetStopTime(s->ida, tstop) < 0)
+    if (!isinf(tstop) && IDASetStopTime(s->ida, tstop) < 0)  /* inf: none left (IDA clears a reached one) */
         return sim_failed(s, IDA_ILL_INPUT, "internal: bad stop time");
     int flag = IDASolve(s->ida, tout, tret, s->yy, s->yp, IDA_NORMAL);
     if (flag < 0)
@@ -277,7 +443,7 @@ static int step_to(DyrtSim *s, double tout, double *tret)
     }
     if (!rc && at_stop) {
         s->tstop_done = tstop;
-        rc = restart(s, *tret, tout, "a time event");
+        rc = on_tstop(s, *tret, tout);
     }
     return rc;
 }
@@ -292,9 +458,10 @@ static void step_none(DyrtSim *s, double tout, double *tret)
 }
 
 /* Integrate until t = tout, handling events, tstops and clock ticks on the
- * way.  A tick at tout (within DYRT_TICK_EPS) stays pending, as every tick
- * does with stop_at_ticks (then the return is at the tick); a pending tick
- * is done before integrating on. */
+ * way, and the check after each restart (which may go back to the restart
+ * point).  A tick at tout (within DYRT_TICK_EPS) stays pending, as every
+ * tick does with stop_at_ticks (then the return is at the tick); a pending
+ * tick is done before integrating on. */
 int dyrt_advance(DyrtSim *s, double tout)
 {
     for (;;) {
@@ -305,14 +472,17 @@ int dyrt_advance(DyrtSim *s, double tout)
             if (rc)
                 return rc;
         }
-        double tret = tout;
+        double target = s->check_pending && s->check_t < tout ? s->check_t : tout;
+        double tret = target;
         int rc = 0;
         if (s->ida)
-            rc = step_to(s, tout, &tret);
+            rc = step_to(s, target, &tret);
         else
-            step_none(s, tout, &tret);
+            step_none(s, target, &tret);
         s->t = tret;
-        if (rc || (s->clk.pending && s->clk.stop_at_ticks) || tret >= tout)
+        if (!rc && s->check_pending && !s->clk.pending && tret >= s->check_t)
+            rc = check_modes(s, tret, tout);
+        if (rc || (s->clk.pending && s->clk.stop_at_ticks) || s->t >= tout)
             return rc;
     }
 }

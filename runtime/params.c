@@ -125,13 +125,15 @@ int dyrt_params_alloc(DyrtSim *s)
     const DyrtModel *m = s->m;
     s->p = dyrt_calloc((size_t)m->np + (size_t)(m->nmodes > 0 ? m->nmodes : 0), sizeof *s->p);
     s->gbuf = dyrt_calloc((size_t)m->nz, sizeof *s->gbuf);
-    s->zc_last = dyrt_calloc((size_t)m->nz, sizeof *s->zc_last);
+    s->flips = dyrt_calloc((size_t)m->nz, sizeof *s->flips);
+    s->mismatch = dyrt_calloc((size_t)m->nz, sizeof *s->mismatch);
+    s->modes_prev = dyrt_calloc((size_t)m->nz, sizeof *s->modes_prev);
     s->ytmp = dyrt_calloc((size_t)m->ny, sizeof *s->ytmp);
     s->yptmp = dyrt_calloc((size_t)m->ny, sizeof *s->yptmp);
-    if (!s->zc_last || !s->ytmp || !s->yptmp)
+    s->y_event = dyrt_calloc((size_t)m->ny, sizeof *s->y_event);
+    s->yp_event = dyrt_calloc((size_t)m->ny, sizeof *s->yp_event);
+    if (!s->flips || !s->mismatch || !s->modes_prev || !s->ytmp || !s->yptmp || !s->y_event || !s->yp_event)
         return DYRT_EXIT_INTERNAL;
-    for (int32_t k = 0; k < m->nz; k++)
-        s->zc_last[k] = -INFINITY;
     s->given = dyrt_calloc((size_t)m->np, sizeof *s->given);
     if (!s->p || !s->given || !s->gbuf)
         return DYRT_EXIT_INTERNAL;
@@ -144,6 +146,21 @@ int dyrt_params_defaults(DyrtSim *s)
 {
     dyrt_model_param_defaults(s->m, s->p, s->given);
     return check_finite(s);
+}
+
+/* The coefficients the model divides by (dyad_model.h, check_coefs) must
+ * not be zero with the parameter values of this run. */
+int dyrt_coef_checks(const DyrtSim *s)
+{
+    const DyrtModel *m = s->m;
+    if (m->ncoef_check <= 0)
+        return 0;
+    int k = m->check_coefs(s->p);
+    if (k <= 0)
+        return 0;
+    const char *msg = k <= m->ncoef_check && m->coef_check_msgs ? m->coef_check_msgs[k - 1] : "?";
+    dyrt_error("%s", msg);
+    return DYRT_EXIT_USER;
 }
 
 static const char *flag_word(unsigned char flags, const unsigned char *given)

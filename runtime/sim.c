@@ -52,6 +52,7 @@ DyrtSim *dyrt_create(const DyrtModel *m)
     s->phase = DYRT_SIM_CREATED;
     s->bad_res = -1;
     s->chatter_t = -INFINITY;
+    s->flip_t = -INFINITY;
     s->tstop_done = -INFINITY;
     default_settings(s);
     s->t = s->start;
@@ -71,7 +72,11 @@ void dyrt_free(DyrtSim *s)
     dyrt_clocks_free(s);
     free(s->p);
     free(s->gbuf);
-    free(s->zc_last);
+    free(s->flips);
+    free(s->mismatch);
+    free(s->modes_prev);
+    free(s->y_event);
+    free(s->yp_event);
     free(s->ytmp);
     free(s->yptmp);
     free(s->given);
@@ -88,8 +93,8 @@ int dyrt_set_times(DyrtSim *s, double start, double stop)
 {
     if (dyrt_sim_expect(s, DYRT_SIM_CREATED, "dyrt_set_times"))
         return DYRT_EXIT_INTERNAL;
-    if (!isfinite(start) || !isfinite(stop)) {
-        dyrt_error("start and stop times must be finite");
+    if (!isfinite(start) || isnan(stop) || stop == -INFINITY) {
+        dyrt_error("the start time must be finite and the stop time a number");
         return DYRT_EXIT_USER;
     }
     if (stop < start) {
@@ -125,6 +130,17 @@ int dyrt_set_max_step(DyrtSim *s, double dtmax)
     }
     s->dtmax = dtmax;
     return 0;
+}
+
+/* The scale of t for look-aheads and IDACalcIC: the span (1 when it is
+ * 0); without a stop time the model's default span, else 1. */
+double dyrt_time_scale(const DyrtSim *s)
+{
+    double span = s->stop - s->start;
+    if (isfinite(span))
+        return span > 0 ? span : 1.0;
+    const DyrtSettings *d = &s->m->defaults;
+    return d->stop > d->start ? d->stop - d->start : 1.0;
 }
 
 void dyrt_set_verbose(DyrtSim *s, int verbose)
@@ -166,6 +182,8 @@ static int init_phases(DyrtSim *s, double tout1)
     int rc = dyrt_params_check(s);
     if (!rc)
         rc = dyrt_params_defaults(s);
+    if (!rc)
+        rc = dyrt_coef_checks(s);
     if (!rc)
         rc = dyrt_clocks_setup(s);
     if (!rc)

@@ -54,6 +54,7 @@ static void run_free(DyrtRun *r)
     dyrt_output_close(r);
     free(r->touts);
     free(r->cols);
+    free(r->col_copy);
     free(r->outbuf);
     free(r->tickbuf);
     free(r->rowbuf);

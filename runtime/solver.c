@@ -1,7 +1,7 @@
 /*
  * solver.c -- SUNDIALS IDA set-up for one run: the callbacks that adapt the
  * model's flat-array functions to N_Vector/SUNMatrix, the linear solver
- * choice (dense LU up to DYRT_DENSE_MAX unknowns, CSC + KLU above), root
+ * choice (KLU, dense LU for small dense Jacobians: use_klu), root
  * finding for zero crossings, statistics and tear-down.
  *
  * Everything is allocated here, before the integration loop; the callbacks
@@ -28,14 +28,16 @@ static int residual_cb(sunrealtype t, N_Vector yy, N_Vector yp, N_Vector rr, voi
 {
     DyrtSim *s = user;
     double *res = N_VGetArrayPointer(rr);
-    if (s->m->residual(t, N_VGetArrayPointer(yy), N_VGetArrayPointer(yp), s->p, res) != 0)
-        return 1;
+    int rc = s->m->residual(t, N_VGetArrayPointer(yy), N_VGetArrayPointer(yp), s->p, res) != 0;
     for (int32_t i = 0; i < s->m->ny; i++)
-        if (!isfinite(res[i])) {
+        if (!isfinite(res[i])) {  /* kept for the message if IDA gives up */
             s->bad_res = i;
+            s->bad_t = t;
+            memcpy(s->bad_y, N_VGetArrayPointer(yy), sizeof(double) * (size_t)s->m->ny);
+            memcpy(s->bad_yp, N_VGetArrayPointer(yp), sizeof(double) * (size_t)s->m->ny);
             return 1;
         }
-    return 0;
+    return rc;
 }
 
 /* CSC: IDA zeroes J (pattern included) before each call, so the pattern is
@@ -100,7 +102,9 @@ static int vectors(DyrtSim *s)
     s->yp = N_VNew_Serial(m->ny, s->ctx);
     s->id = N_VNew_Serial(m->ny, s->ctx);
     s->rootsfound = dyrt_calloc((size_t)m->nz, sizeof *s->rootsfound);
-    if (!s->yy || !s->yp || !s->id || !s->rootsfound)
+    s->bad_y = dyrt_calloc((size_t)m->ny, sizeof *s->bad_y);
+    s->bad_yp = dyrt_calloc((size_t)m->ny, sizeof *s->bad_yp);
+    if (!s->yy || !s->yp || !s->id || !s->rootsfound || !s->bad_y || !s->bad_yp)
         return -1;
     memcpy(N_VGetArrayPointer(s->yy), s->y0, sizeof(double) * (size_t)m->ny);
     memcpy(N_VGetArrayPointer(s->yp), s->yp0, sizeof(double) * (size_t)m->ny);
@@ -110,10 +114,24 @@ static int vectors(DyrtSim *s)
     return 0;
 }
 
+/* KLU unless the Jacobian is small and dense.  Measured (callgrind and
+ * perf task-clock, bench chains, tests/sim/index): on sparse Jacobians KLU
+ * wins from 5 unknowns up (RC ladder N = 100: 4.1 ms vs 12 ms dense; mass
+ * chain N = 5: 2.7 vs 3.1 ms); on the dense index-reduced mechanisms
+ * (7-11 unknowns, 40-70% nonzero) the two are equal within 3%.  Dense LU
+ * costs n^3/3 per factorization whatever the pattern. */
+static int use_klu(const DyrtModel *m)
+{
+    if (!m->jacobian)
+        return 0;
+    double n = (double)m->ny;
+    return m->ny > DYRT_DENSE_MAX || 4.0 * (double)m->jac_nnz < n * n;
+}
+
 static int linear_solver(DyrtSim *s)
 {
     const DyrtModel *m = s->m;
-    s->sparse = m->ny > DYRT_DENSE_MAX && m->jacobian != NULL;
+    s->sparse = use_klu(m);
     if (s->sparse) {
         sunindextype nnz = m->jac_nnz > 0 ? m->jac_nnz : 1;
         s->A = SUNSparseMatrix(m->ny, m->ny, nnz, CSC_MAT, s->ctx);
@@ -145,14 +163,6 @@ static double min_step(const DyrtSim *s)
     return dyrt_min_step(s->start);
 }
 
-static int has_state(const DyrtModel *m)
-{
-    for (int32_t i = 0; i < m->ny; i++)
-        if (!m->y_is_diff || m->y_is_diff[i])
-            return 1;
-    return 0;
-}
-
 static int ida_options(DyrtSim *s)
 {
     const DyrtModel *m = s->m;
@@ -163,15 +173,13 @@ static int ida_options(DyrtSim *s)
     bad |= IDASetUserData(s->ida, s);
     bad |= IDASetMaxNumSteps(s->ida, DYRT_MAX_STEPS);
     bad |= IDASetId(s->ida, s->id);
-    /* Algebraic unknowns out of the local error test (they follow from the
-     * differential ones through the index-1 constraints): the chains take
-     * 88 instead of 132 steps (RC ladder) and 120 instead of 154 (masses) at
-     * the same accuracy of the states (RC ladder N = 100: checksum error
-     * 1.7e-7 vs 1.3e-7 at rtol 1e-6).  Not with zero crossings, whose
-     * functions often read algebraic unknowns through IDA's interpolant
-     * (event times), nor without states (nothing would control the step). */
-    if (m->nz == 0 && has_state(m))
-        bad |= IDASetSuppressAlg(s->ida, SUNTRUE);
+    /* Every unknown stays in the local error test.  (Keeping algebraic ones
+     * out, IDASetSuppressAlg, let the history of an algebraic unknown that
+     * no state drives grow without bound -- a loop with a time-varying
+     * coefficient read 1e100 between steps -- and made outputs between
+     * steps uncontrolled interpolants.  Index-reduced mechanisms, for which
+     * it was once needed, converge since explicit state derivatives are
+     * substituted in the structure phase.) */
     bad |= IDASetMinStep(s->ida, min_step(s));
     /* IDACalcIC leaves y' of algebraic unknowns at its guess, so the first
      * step after a (re)start may need many reductions when an algebraic
@@ -254,6 +262,9 @@ void dyrt_integrate_free(DyrtSim *s)
         SUNContext_Free(&s->ctx);
     free(s->jvals);
     free(s->rootsfound);
+    free(s->bad_y);
+    free(s->bad_yp);
+    s->bad_y = s->bad_yp = NULL;
     s->LS = NULL;
     s->A = NULL;
     s->jvals = NULL;

@@ -1,9 +1,11 @@
 /*
- * util.c -- small helpers shared by the runtime: diagnostics on stderr,
+ * util.c -- small helpers shared by the runtime: diagnostics on stderr
+ * (or to a per-thread hook: the FMI logger),
  * the wall clock, strict number parsing, name lookup with a "did you mean"
  * suggestion (Levenshtein distance), and a sanity check of the model
  * descriptor so that a malformed one is an internal error, not a crash.
  */
+#include <ctype.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -13,8 +15,24 @@
 
 #include "dyrt_internal.h"
 
+/* Where messages go instead of stderr, per thread (dyrt_set_message_hook). */
+static _Thread_local DyrtMessageHook hook_fn;
+static _Thread_local void *hook_user;
+
+void dyrt_set_message_hook(DyrtMessageHook fn, void *user)
+{
+    hook_fn = fn;
+    hook_user = user;
+}
+
 static void vreport(const char *kind, const char *fmt, va_list ap)
 {
+    if (hook_fn) {
+        char msg[1024];
+        vsnprintf(msg, sizeof msg, fmt, ap);
+        hook_fn(hook_user, kind, msg);
+        return;
+    }
     fprintf(stderr, "%s: ", kind);
     vfprintf(stderr, fmt, ap);
     fputc('\n', stderr);
@@ -180,6 +198,8 @@ static const char *model_problem(const DyrtModel *m)
         return "missing function pointer";
     if ((m->nz > 0 && !m->zero_crossings) || (m->nassert > 0 && !m->check_asserts))
         return "missing zero-crossing or assertion function";
+    if (m->ncoef_check < 0 || (m->ncoef_check > 0 && !m->check_coefs))
+        return "missing coefficient check function";
     if (bad_csc(m->ny, m->jac_nnz, m->jac_colptr, m->jac_rowidx))
         return "malformed Jacobian pattern";
     if (m->init_n > 0 && (!m->init_residual || !m->init_jacobian || !m->init_guess || !m->init_finish))
@@ -205,4 +225,21 @@ int dyrt_check_model(const DyrtModel *m)
     dyrt_error("internal: bad model descriptor '%s': %s",
                m && m->name ? m->name : "?", why);
     return DYRT_EXIT_INTERNAL;
+}
+
+/* Where the location " (file:line)" begins in a name from the compiler
+ * ("v > 0 (friction.dyad:8)"), else its end. */
+size_t dyrt_location_at(const char *name)
+{
+    size_t len = strlen(name), i = len;
+    if (len < 5 || name[len - 1] != ')')
+        return len;
+    for (i = len - 1; i > 0 && isdigit((unsigned char)name[i - 1]); i--)
+        ;
+    if (i == len - 1 || i < 2 || name[i - 1] != ':')
+        return len;
+    const char *open = NULL;
+    for (const char *p = name; (p = strstr(p, " (")) && p < name + i; p++)
+        open = p;
+    return open ? (size_t)(open - name) : len;
 }

@@ -53,7 +53,11 @@
     X(PTR, tick_nw) X(PTR, tick_w_ptr) X(PTR, tick_w_names)             \
     X(PTR, tick_residual) X(PTR, tick_jacobian) X(PTR, tick_guess)       \
     X(PTR, tick_finish) X(PTR, tick_copy_ptr) X(PTR, tick_copy_dst)      \
-    X(PTR, tick_copy_src)
+    X(PTR, tick_copy_src) \
+    X(I32, nsrc) X(PTR, src_names) X(I32, neq) X(PTR, eq_src)            \
+    X(PTR, resid_eq) X(PTR, out_eq) X(PTR, out_rank)                     \
+    X(I32, nrisk) X(PTR, risk_eq) X(PTR, risk_kind) X(PTR, risk_arg) \
+    X(I32, ncoef_check) X(PTR, coef_check_msgs) X(PTR, check_coefs)
 
 #define SETTINGS_FIELDS(X)                                               \
     X(F64, start) X(F64, stop) X(F64, interval) X(F64, rtol)             \
@@ -227,6 +231,7 @@ static const CgFnSpec spec_out = {"dyad_outputs", CG_RET_VOID, 5,
                                   {CG_ARG_T, CG_ARG_Y, CG_ARG_YP, CG_ARG_P, CG_ARG_OUT}, L_MODES};
 static const CgFnSpec spec_zc = {"dyad_zero_crossings", CG_RET_VOID, 5,
                                  {CG_ARG_T, CG_ARG_Y, CG_ARG_YP, CG_ARG_P, CG_ARG_OUT}, L_MODES};
+static const CgFnSpec spec_coefs = {"dyad_check_coefs", CG_RET_ASSERT, 1, {CG_ARG_P}, L(P)};
 static const CgFnSpec spec_assert = {"dyad_check_asserts", CG_RET_ASSERT, 4,
                                      {CG_ARG_T, CG_ARG_Y, CG_ARG_YP, CG_ARG_P}, L_DAE};
 static const CgFnSpec spec_iresid = {"dyad_init_residual", CG_RET_STATUS, 4,
@@ -496,6 +501,8 @@ static void fill_functions(Cg *g, const System *s, LLVMValueRef *v) {
     v[MF_zero_crossings] = s->nz ? list_fn(g, &spec_zc, s->zc, s->nz, CG_ARG_OUT) : NULL;
     v[MF_check_asserts] =
         s->nassert ? list_fn(g, &spec_assert, s->assert_cond, s->nassert, CG_ARG_OUT) : NULL;
+    v[MF_check_coefs] =
+        s->ncoef_check ? list_fn(g, &spec_coefs, s->coef_check, s->ncoef_check, CG_ARG_OUT) : NULL;
     if (s->init_n == 0) return;
     v[MF_init_residual] = list_fn(g, &spec_iresid, s->init_resid, s->init_n + 2 * s->init_ncheck, CG_ARG_OUT);
     CgItem *it = new_items(g, s->init_nnz);
@@ -553,6 +560,34 @@ static void event_tables(Cg *g, const System *s, LLVMValueRef *v) {
     if (s->zc_names) v[MF_event_names] = names_global(g, "event_names", s->zc_names, s->nz);
 }
 
+/* origins of the values, for the runtime's message on a NaN or Inf */
+static void origin_tables(Cg *g, const System *s, LLVMValueRef *v) {
+    static const unsigned char abi[SYS_RISK_COUNT] = {
+#define X(k, text) [SYS_RISK_##k] = DYRT_RISK_##k,
+        SYS_RISK_KINDS(X)
+#undef X
+    };
+    v[MF_nsrc] = i32c(g, s->nsrc);
+    v[MF_src_names] = names_global(g, "src_names", s->src_names, s->nsrc);
+    v[MF_neq] = i32c(g, s->neq);
+    v[MF_eq_src] = i32_global(g, "eq_src", s->eq_src, s->neq);
+    v[MF_resid_eq] = i32_global(g, "resid_eq", s->resid_eq, s->resid_eq ? s->ny : 0);
+    v[MF_out_eq] = i32_global(g, "out_eq", s->out_eq, s->out_eq ? s->nout : 0);
+    v[MF_out_rank] = i32_global(g, "out_rank", s->out_rank, s->out_rank ? s->nout : 0);
+    uint32_t n = s->risk ? s->nrisk : 0;
+    int32_t *eq = ARENA_ARRAY(g->arena, int32_t, n + 1), *arg = ARENA_ARRAY(g->arena, int32_t, n + 1);
+    unsigned char *kind = ARENA_ARRAY(g->arena, unsigned char, n + 1);
+    for (uint32_t i = 0; i < n; i++) {
+        eq[i] = (int32_t)s->risk[i].eq;
+        kind[i] = abi[s->risk[i].kind];
+        arg[i] = s->risk[i].arg;
+    }
+    v[MF_nrisk] = i32c(g, n);
+    v[MF_risk_eq] = i32_global(g, "risk_eq", eq, n);
+    v[MF_risk_kind] = u8_global(g, "risk_kind", kind, n);
+    v[MF_risk_arg] = i32_global(g, "risk_arg", arg, n);
+}
+
 static void fill_data(Cg *g, const System *s, LLVMValueRef *v) {
     v[MF_abi_version] = i32c(g, DYRT_ABI_VERSION);
     v[MF_name] = string_ptr(g, s->model_name);
@@ -567,6 +602,8 @@ static void fill_data(Cg *g, const System *s, LLVMValueRef *v) {
     v[MF_param_flags] = param_flags(g, s);
     v[MF_out_names] = names_global(g, "out_names", s->out_names, s->nout);
     v[MF_assert_messages] = names_global(g, "assert_messages", s->assert_msg, s->nassert);
+    v[MF_ncoef_check] = i32c(g, s->ncoef_check);
+    v[MF_coef_check_msgs] = names_global(g, "coef_check_msgs", s->coef_check_msg, s->ncoef_check);
     v[MF_jac_nnz] = i32c(g, s->jac_nnz);
     v[MF_jac_colptr] = i32_global(g, "jac_colptr", s->jac_colptr, s->ny + 1);
     v[MF_jac_rowidx] = i32_global(g, "jac_rowidx", s->jac_rowidx, s->jac_nnz);
@@ -578,6 +615,7 @@ static void fill_data(Cg *g, const System *s, LLVMValueRef *v) {
     v[MF_init_names] = in ? names_global(g, "init_names", s->init_names, in) : NULL;
     v[MF_nmodes] = i32c(g, s->nz);
     event_tables(g, s, v);
+    origin_tables(g, s, v);
     if (in && s->init_eq_names)
         v[MF_init_eq_names] = names_global(g, "init_eq_names", s->init_eq_names, in + s->init_ncheck);
     v[MF_init_ncheck] = i32c(g, in ? s->init_ncheck : 0);

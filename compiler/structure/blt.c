@@ -17,8 +17,8 @@
  * 3. Each block, in order, after substituting the explicit assignments of
  *    the blocks before it (hash-consing shares the substituted DAGs):
  *    - one equation, one unknown v, v an algebraic variable, the equation
- *      linear in v with a coefficient that depends on parameters only (a
- *      nonzero constant or a parameter expression; never a variable, so no
+ *      solvable for v by the solvability rule (solve.c: a nonzero constant
+ *      or a checked parameter coefficient; never a variable or time, so no
  *      division by something that can cross zero): an explicit assignment
  *      v := solution, removed from the integrator;
  *    - one equation for der(state): the state's residual row (IDA needs
@@ -37,7 +37,7 @@
  * Simulation" §7, and Elmqvist & Otter 1994): derivatives of states are
  * iteration variables from the start (they have to stay IDA unknowns).
  * Then repeat: every equation with exactly one unknown of the block left
- * that it can be solved for explicitly (same rule as above) assigns it;
+ * that it can be solved for by the solvability rule assigns it;
  * when none does, the unknown occurring in the most unused equations of
  * the block (ties: first declared) becomes an iteration variable.  The
  * unused equations are the loop's residuals, as many as iteration
@@ -151,9 +151,13 @@ static void tarjan(St *t) {
 
 /* ---------- assignments ---------- */
 
+/* assigned variables, and state derivatives with an explicit value (below),
+ * are replaced by their value in later blocks */
 static Expr *assigned_leaf(void *ud, Expr *leaf) {
     St *t = ud;
-    if (leaf->kind == EXPR_VAR && t->sv.data[leaf->index].role == SR_ASSIGNED) return t->sv.data[leaf->index].value;
+    if (leaf->kind != EXPR_VAR) return leaf;
+    SVar *v = &t->sv.data[leaf->index];
+    if (v->role == SR_ASSIGNED || (v->role == SR_DERIV && v->value)) return v->value;
     return leaf;
 }
 
@@ -161,17 +165,11 @@ static Expr *substituted(St *t, uint32_t e) {
     return expr_subst_watch(t->c, t->eq.data[e].res, assigned_leaf, t, st_keep_relation);
 }
 
-/* the solution of r = 0 for v when the coefficient is free of unknowns */
-static Expr *solve_for(St *t, Expr *r, uint32_t v) {
+/* the solution of equation e (substituted: r) for the algebraic v, when
+ * the solvability rule allows it (solve.c) */
+static Expr *solve_for(St *t, uint32_t e, Expr *r, uint32_t v) {
     if (t->sv.data[v].role != SR_ALG) return NULL;
-    Expr *x = expr_leaf(t->c, EXPR_VAR, v);
-    Expr *a = expr_diff_once(t->c, r, x);
-    if (expr_is_const_value(a, 0)) return NULL;
-    ExprVec l = {0};
-    expr_leaves(t->c, a, EXPR_VAR, &l);
-    for (uint32_t i = 0; i < l.len; i++)
-        if (st_is_unknown(t, l.data[i]->index)) return NULL;
-    return expr_solve_linear(t->c, r, x);
+    return st_solve(t, r, expr_leaf(t->c, EXPR_VAR, v), t->eq.data[e].flat);
 }
 
 static void set_assigned(St *t, uint32_t v, Expr *value) {
@@ -217,7 +215,7 @@ static bool propagate(St *t, Tear *w, Block *b) {
             uint32_t e = t->beqs.data[b->first + i];
             int32_t v = w->used[i] ? -1 : single_left(t, w, e);
             if (v < 0) continue;
-            Expr *x = solve_for(t, substituted(t, e), (uint32_t)v);
+            Expr *x = solve_for(t, e, substituted(t, e), (uint32_t)v);
             if (!x) continue;
             set_assigned(t, (uint32_t)v, x);
             w->in[v] = 2;
@@ -271,12 +269,23 @@ static void tear(St *t, Tear *w, Block *b) {
     for (uint32_t j = 0; j < b->size; j++) w->in[t->bvars.data[b->first + j]] = 0;
 }
 
+/* A state derivative its equation defines explicitly (der(x) = v) stays
+ * IDA's residual row y'(x) - v = 0, and later blocks read v instead of
+ * y'(x): the constraints and accelerations of an index-reduced mechanism
+ * then depend on the states and the algebraic unknowns only, not on the
+ * integrator's difference approximation of x', which keeps IDA's Newton
+ * iteration well conditioned. */
 static void single(St *t, Block *b) {
     uint32_t e = t->beqs.data[b->first], v = t->bvars.data[b->first];
     Expr *r = substituted(t, e);
-    Expr *x = solve_for(t, r, v);
-    if (x) { set_assigned(t, v, x); b->kind = SB_ASSIGN; return; }
-    b->kind = t->sv.data[v].role == SR_DERIV ? SB_STATE_DER : SB_IMPLICIT;
+    bool deriv = t->sv.data[v].role == SR_DERIV;
+    Expr *x = deriv ? st_solve(t, r, expr_leaf(t->c, EXPR_VAR, v), t->eq.data[e].flat) : solve_for(t, e, r, v);
+    if (x && !deriv) { set_assigned(t, v, x); b->kind = SB_ASSIGN; return; }
+    if (x) {
+        t->sv.data[v].value = x;
+        r = expr_sub(t->c, expr_leaf(t->c, EXPR_VAR, v), x);
+    }
+    b->kind = deriv ? SB_STATE_DER : SB_IMPLICIT;
     b->res = r;
     vec_push(t->arena, &t->resid_sv, r);
     vec_push(t->arena, &t->resid_eq, e);

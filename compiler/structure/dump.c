@@ -233,6 +233,8 @@ void struct_dump(FILE *out, const System *s) {
     }
     fprintf(out, "residuals (%u), jacobian nonzeros %u\n", s->ny, s->jac_nnz);
     for (uint32_t r = 0; r < s->ny; r++) line(out, s, "  0 = ", s->resid[r]);
+    if (s->ncoef_check) fprintf(out, "coefficient checks (%u)\n", s->ncoef_check);
+    for (uint32_t k = 0; k < s->ncoef_check; k++) line(out, s, "  nonzero: ", s->coef_check[k]);
     fprintf(out, "events (%u)\n", s->nz);
     for (uint32_t z = 0; z < s->nz; z++) {
         fprintf(out, "  mode%u: %s %s, zero crossing ", z, event_kind_names[s->zc_kind[z]], s->zc_names[z]);

@@ -345,6 +345,43 @@ static void build_blocks(St *t) {
                       "block unknowns", row, at, s->ny, nunk);
 }
 
+/* ---------- coefficient checks (solve.c) ---------- */
+
+static const char *solved_name(St *t, Expr *x) {
+    switch ((ExprKind)x->kind) {
+    case EXPR_VAR: return st_sv_name(t, x->index);
+    case EXPR_Y: return t->s->y_names[x->index];
+    case EXPR_YP: return arena_printf(t->arena, "der(%s)", t->s->y_names[x->index]);
+    default: return "?";
+    }
+}
+
+/* "the coefficient `m` of `der(v)` in `m * der(v) = f` (file:line) ..." */
+static const char *coef_message(St *t, StCoef *k, Expr *low) {
+    System *s = t->s;
+    ExprVec ps = {0};
+    expr_leaves(t->c, low, EXPR_P, &ps);
+    const char *names = "";
+    for (uint32_t i = 0; i < ps.len; i++)
+        names = arena_printf(t->arena, "%s%s%s", names, i ? ", " : "", s->param_names[ps.data[i]->index]);
+    const char *eq = k->flat >= 0 ? st_eq_text(t, (uint32_t)k->flat, "`", "`") : "an equation";
+    return arena_printf(t->arena, "the coefficient `%s` of `%s` in %s is zero or not finite with these "
+                        "parameter values (%s); the equation is solved for `%s` by dividing by it",
+                        st_expr_text(t, low, s, (Span){0}), solved_name(t, k->var), eq, names,
+                        solved_name(t, k->var));
+}
+
+static void build_coef_checks(St *t) {
+    System *s = t->s;
+    s->ncoef_check = t->coef.len;
+    s->coef_check = ARENA_ARRAY(t->arena, Expr *, s->ncoef_check + 1);
+    s->coef_check_msg = ARENA_ARRAY(t->arena, const char *, s->ncoef_check + 1);
+    for (uint32_t i = 0; i < t->coef.len; i++) {
+        s->coef_check[i] = lower(t, t->coef.data[i].coef);
+        s->coef_check_msg[i] = coef_message(t, &t->coef.data[i], s->coef_check[i]);
+    }
+}
+
 static void build_outputs(St *t) {
     System *s = t->s;
     s->out = ARENA_ARRAY(t->arena, Expr *, t->m->vars.len + 1);
@@ -411,8 +448,11 @@ System *structure(FlatModel *m) {
     struct_build_clocks(&t);
     timing_sub("structure.clocks", &t0);
     struct_build_init(&t);
+    build_coef_checks(&t);
     timing_sub("structure.init", &t0);
     struct_tables(s);
+    struct_origins(&t);
+    timing_sub("structure.tables", &t0);
     struct_report(&t);
     timing_sub("structure.report", &t0);
     return diag_error_count() > errors ? NULL : s;

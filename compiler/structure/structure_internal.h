@@ -62,6 +62,14 @@ typedef struct {
     Span span;
 } StRelSrc;
 
+/* a coefficient an equation is divided by, to be checked nonzero once the
+ * parameters are known (solve.c) */
+typedef struct {
+    Expr *coef;        /* over parameters only (VAR(param) or P leaves) */
+    Expr *var;         /* the leaf solved for (VAR(sv), Y or YP) */
+    int32_t flat;      /* flat equation, -1 when none */
+} StCoef;
+
 typedef struct {
     FlatModel *m;
     System *s;
@@ -91,6 +99,8 @@ typedef struct {
     int32_t *pz;       /* p slot -> z index for missing parameters, -1 otherwise */
     int32_t *init_of;  /* y slot -> flat initial relation giving its value + 1, or 0 */
     Expr **alias;      /* flat var -> its value when eliminated as an alias, else NULL */
+    Vec(StCoef) coef;  /* coefficient checks (solve.c) */
+    HashMap coef_seen; /* coefficient id + 1 -> already checked */
     unsigned char *eq_alias; /* flat eq -> 1 when consumed by alias elimination */
     /* relation origins, for the event names (events.c) */
     HashMap rel_src;   /* relation id (any level) -> StRelSrc */
@@ -109,12 +119,16 @@ void st_keep_relation(void *t, Expr *old, Expr *new_); /* ExprNodeWatch: origins
 uint32_t st_der(St *t, uint32_t sv);    /* d/dt of sv (created on demand) */
 Expr *st_dt(St *t, Expr *e);            /* total time derivative in sv form */
 void st_incidence(St *t, uint32_t e);   /* (re)compute eq[e].inc */
+/* solve.c: the solvability rule; the solution of r = 0 for the leaf x, or
+ * NULL when r may not be solved for x symbolically (flat: its equation) */
+Expr *st_solve(St *t, Expr *r, Expr *x, int32_t flat);
 /* partition.c: clocks and their partitions (after the continuous system and its events) */
 void struct_build_clocks(St *t);
-/* alias.c, init.c, events.c */
+/* alias.c, init.c, events.c, origins.c */
 void struct_alias(St *t);
 void struct_build_init(St *t);
 void struct_events(St *t);
+void struct_origins(St *t);
 /* matching.c: Hopcroft-Karp on a CSR graph (rows = equations, adj = columns) */
 typedef struct {
     uint32_t nrows, ncols;

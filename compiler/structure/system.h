@@ -105,6 +105,30 @@ typedef enum {
     SYS_EV_COUNT
 } SysEventKind;
 
+/* An operation that turns finite inputs into NaN or Inf, with the test
+ * the runtime makes on its argument: X(NAME, text) */
+#define SYS_RISK_KINDS(X)                                                   \
+    X(DIV, "division by zero")                  /* a / x: x == 0 */          \
+    X(SQRT, "square root of a negative number") /* x < 0 */                   \
+    X(LOG, "logarithm of a number <= 0")        /* log, log10: x <= 0 */      \
+    X(ASIN, "asin/acos of a number outside [-1, 1]")                          \
+    X(POW_NEG, "non-integer power of a negative number") /* x^c: x < 0 */    \
+    X(POW_ZERO, "zero to a negative power")     /* x^c, c < 0: x == 0 */
+
+typedef enum {
+#define X(k, text) SYS_RISK_##k,
+    SYS_RISK_KINDS(X)
+#undef X
+    SYS_RISK_COUNT
+} SysRiskKind;
+
+typedef struct SysRisk {
+    uint32_t eq;               /* the equation (origins below) it is in */
+    uint8_t kind;              /* SysRiskKind */
+    int32_t arg;               /* its argument: output column >= 0, or
+                                  parameter p as -(p + 1) */
+} SysRisk;
+
 /* An output column that is a copy: v = source; if NEG v = -v; if SCALE
  * v *= scale; if OFFSET v += offset (SRC_CONST: v = offset). */
 typedef enum { SYS_SRC_Y, SYS_SRC_YP, SYS_SRC_P, SYS_SRC_TIME, SYS_SRC_CONST } SysSrc;
@@ -203,6 +227,15 @@ typedef struct System {
     SysCopy *out_copy;            /* [nout_copy] the columns that are copies,
                                      ascending dest; the others are computed */
 
+    /* coefficient checks (structure/solve.c): an equation is solved for a
+     * variable by dividing by coef_check[k], an expression of parameters;
+     * the runtime stops with coef_check_msg[k] when one is zero or not
+     * finite, as soon as the parameter values are known */
+    uint32_t ncoef_check;
+    Expr **coef_check;            /* [ncoef_check] over P */
+    const char **coef_check_msg;  /* [ncoef_check] names the equation, the
+                                     variable and the parameters */
+
     /* events (see above) and checks */
     uint32_t nz;
     Expr **zc;                    /* [nz] zero-crossing functions over Y, YP, P,
@@ -226,6 +259,20 @@ typedef struct System {
     uint8_t *init_target_kind;    /* [init_n] EXPR_Y, EXPR_YP or EXPR_P: where
                                      init_finish stores z[i] */
     uint32_t *init_target_index;  /* [init_n] */
+
+    /* origins (origins.c), for the runtime's message on a NaN or Inf:
+     * equations e are instances of source relations (src_names, shared by
+     * every instance of a component line) */
+    uint32_t nsrc;
+    const char **src_names;       /* [nsrc] "i = v / R (rc.dyad:12)" */
+    uint32_t neq;
+    int32_t *eq_src;              /* [neq] its src_names index */
+    int32_t *resid_eq;            /* [ny] equation of residual row r, -1 */
+    int32_t *out_eq;              /* [nout] equation computing output j, -1 for
+                                     states, aliases (copies) and parameters */
+    int32_t *out_rank;            /* [nout] BLT position of that computation, -1 */
+    uint32_t nrisk;
+    SysRisk *risk;                /* [nrisk] ascending eq */
 
     /* clocks and their partitions (ticks), in clock order; tick_order: the
      * order in which clocks that tick at one instant are handled */

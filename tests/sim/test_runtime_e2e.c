@@ -339,6 +339,100 @@ START_TEST(required_parameters) {
 }
 END_TEST
 
+/* ---- events: a crossing back right after an event (sliding) -----------
+ * Friction (e2e/friction.dyad): v = 1 - t/2 until v = 0 at t = 2, where both
+ * branches of `v > 0` drive v back across: exit 1 with a chattering error
+ * at t = 2 naming the condition and its line, every row before it exact.
+ * Before the fix the crossing back went unnoticed: exit 0, v = 4.5 at t = 5. */
+static void check_sliding(const char *model, const char *cond, const char *where, double t_expect) {
+    char csv[128], log[128];
+    snprintf(csv, sizeof csv, "e2e_%s.csv", model);
+    snprintf(log, sizeof log, "e2e_%s.log", model);
+    char *argv[] = {(char *)DYADC, "run", (char *)E2E("friction.dyad"), "--no-stdlib", "--model",
+                    (char *)model, "--stop", "5", "--interval", "0.01", "-o", csv, NULL};
+    int rc = st_run(argv, log);
+    char *text = st_slurp(log);
+    fprintf(stderr, "%s: exit %d\n%s", model, rc, text);
+    ck_assert_int_eq(rc, 1);
+    assert_contains(text, "chattering");
+    assert_contains(text, cond);
+    assert_contains(text, where);
+    const char *at = strstr(text, "at t = ");
+    ck_assert_ptr_nonnull(at);
+    double t = strtod(at + 7, NULL);
+    ck_assert_msg(fabs(t - t_expect) < 1e-6, "stopped at t = %.17g, expected %g", t, t_expect);
+    StCsv c = read_csv(csv);
+    ck_assert_int_ge(c.nrows, (int)(100 * t_expect));
+    double last = c.nrows ? st_csv(&c, c.nrows - 1, 0) : -1;
+    ck_assert_msg(last <= t + 1e-12, "row at t = %g after the stop", last);
+    int kv = st_csv_col(&c, "v");
+    for (int r = 0; kv >= 0 && r < c.nrows; r++)
+        ck_assert_double_eq_tol(st_csv(&c, r, kv), 1 - st_csv(&c, r, 0) / 2, 1e-9);
+    free(text);
+    st_csv_free(&c);
+}
+
+START_TEST(sliding_is_an_error) {
+    check_sliding("Friction", "the condition `v > 0` (", "friction.dyad:13)", 2.0);
+    check_sliding("FrictionSign", "the condition `sign(v)` (", "friction.dyad:24)", 2.0);
+    check_sliding("Relay", "the condition `x > 0` (", "friction.dyad:32)", 0.0);
+}
+END_TEST
+
+/* ---- NaN and Inf (e2e/nonfinite.dyad) ------------------------------------
+ * Each run stops with exit 1 and one message naming the value, the relation
+ * and line where it began and the operation (argument value included); the
+ * CSV keeps every row before it and holds no nan/inf. */
+static void check_nonfinite(const char *model, const char *const *needles, double t_lo,
+                            double t_hi) {
+    char csv[128], log[128];
+    snprintf(csv, sizeof csv, "e2e_nf_%s.csv", model);
+    snprintf(log, sizeof log, "e2e_nf_%s.log", model);
+    char *argv[] = {(char *)DYADC, "run", (char *)E2E("nonfinite.dyad"), "--no-stdlib", "--model",
+                    (char *)model, "--stop", "2", "--interval", "0.01", "-o", csv, NULL};
+    int rc = st_run(argv, log);
+    char *text = st_slurp(log);
+    fprintf(stderr, "%s: exit %d\n%s", model, rc, text);
+    ck_assert_int_eq(rc, 1);
+    for (const char *const *n = needles; *n; n++) assert_contains(text, *n);
+    const char *at = strstr(text, "t = ");
+    ck_assert_ptr_nonnull(at);
+    double t = strtod(at + 4, NULL);
+    ck_assert_msg(t >= t_lo && t <= t_hi, "stopped at t = %.17g, expected [%g, %g]", t, t_lo, t_hi);
+    StCsv c = read_csv(csv);
+    for (int r = 0; r < c.nrows; r++)
+        for (int k = 0; k < c.ncols; k++)
+            ck_assert_msg(isfinite(st_csv(&c, r, k)), "row %d column %s not finite", r, c.names[k]);
+    if (t_lo > 0.5) {   /* the rows up to the stop are there: t = 0, 0.01, ... */
+        ck_assert_int_ge(c.nrows, (int)(100 * t_lo));
+        ck_assert_msg(st_csv(&c, c.nrows - 1, 0) <= t + 1e-9, "a row after the stop");
+    } else {
+        ck_assert_int_eq(c.nrows, 0);
+    }
+    free(text);
+    st_csv_free(&c);
+}
+
+START_TEST(nonfinite_stops_naming_the_equation) {
+    const char *out[] = {"simulation stopped at t = ", "`y` is NaN in `y = sqrt(x)`",
+                         "nonfinite.dyad:13)", "square root of a negative number (x = -", NULL};
+    check_nonfinite("SqrtOut", out, 0.99, 1.0 + 1e-9);
+    const char *res[] = {"the residual of `der(z) = sqrt(x)`", "nonfinite.dyad:24)",
+                         "square root of a negative number (x = -", NULL};
+    check_nonfinite("SqrtState", res, 0.99, 1.0 + 1e-6);
+    const char *div[] = {"`i` is NaN in `i = v / R`", "nonfinite.dyad:34)",
+                         "division by zero (R = 0)", NULL};
+    check_nonfinite("DivZero", div, 0, 0);
+    const char *init[] = {"initialization failed: not finite at the initial guess",
+                          "`y^3 + y = sqrt(x)`", "nonfinite.dyad:45)",
+                          "square root of a negative number (x = -1)", NULL};
+    check_nonfinite("InitSqrt", init, 0, 0);
+    const char *start[] = {"the start value of der(x) is Inf ('x' = 1)", "`v = 1 / a`",
+                           "nonfinite.dyad:57)", "division by zero (a = 0)", NULL};
+    check_nonfinite("StartDer", start, 0, 0);
+}
+END_TEST
+
 /* ---- initial values on anything (e2e/initial.dyad) -----------------------
  * RC with R = 2, C = 0.5, V = 1: v_C = 1 - (1 - v0) e^{-t}.  --initial on a
  * current (computed from the state) or a connector voltage (an alias) fixes
@@ -534,6 +628,8 @@ static Suite *suite(void) {
     tcase_add_test(tc, failed_initialization);
     tcase_add_test(tc, failed_assertion);
     tcase_add_test(tc, rectifier_events);
+    tcase_add_test(tc, sliding_is_an_error);
+    tcase_add_test(tc, nonfinite_stops_naming_the_equation);
     tcase_add_test(tc, required_parameters);
     tcase_add_test(tc, initial_on_anything);
     tcase_add_test(tc, over_determined_initialization);

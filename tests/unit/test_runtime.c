@@ -983,6 +983,53 @@ START_TEST(data_tables)
 }
 END_TEST
 
+/* --vars evaluates only what it writes: the model's outputs function
+ * (counted) runs only when a requested column is not a copy; the values
+ * are those of the full CSV either way.  Outputs: y, der(y) computed, k2
+ * and 1 - 2y copies. */
+static long mixed_calls;
+static void mixed_outputs(double t, const double *y, const double *yp, const double *p, double *o)
+{
+    (void)t; (void)p;
+    mixed_calls++;
+    o[0] = y[0];
+    o[1] = yp[0];
+}
+
+START_TEST(vars_evaluate_only_requested)
+{
+    DyrtModel m = tdecay();
+    static const int32_t dest[] = {2, 3}, index[] = {1, 0};
+    static const uint8_t kind[] = {DYRT_SRC_P, DYRT_SRC_Y | DYRT_OP_NEG | DYRT_OP_SCALE | DYRT_OP_OFFSET};
+    static const double scale[] = {0, 2.0}, offset[] = {0, 1.0};
+    m.outputs = mixed_outputs;
+    m.nout_copy = 2;
+    m.out_copy_dest = dest, m.out_copy_kind = kind, m.out_copy_index = index;
+    m.out_copy_scale = scale, m.out_copy_offset = offset;
+    static Csv all;
+    mixed_calls = 0;
+    Result *r = run(&m, "--stop 1 --interval 0.25");
+    ck_assert_int_eq(r->status, 0);
+    ck_assert_int_eq(mixed_calls, 5);
+    all = r->csv;
+    mixed_calls = 0;
+    r = run(&m, "--stop 1 --interval 0.25 --vars lin,k2");   /* copies only */
+    ck_assert_int_eq(r->status, 0);
+    ck_assert_int_eq(mixed_calls, 0);
+    for (int i = 0; i < 5; i++) {
+        ck_assert_double_eq(r->csv.v[i][1], all.v[i][4]);
+        ck_assert_double_eq(r->csv.v[i][2], all.v[i][3]);
+    }
+    r = run(&m, "--stop 1 --interval 0.25 --vars der(y),lin");   /* one computed */
+    ck_assert_int_eq(r->status, 0);
+    ck_assert_int_eq(mixed_calls, 5);
+    for (int i = 0; i < 5; i++) {
+        ck_assert_double_eq(r->csv.v[i][1], all.v[i][2]);
+        ck_assert_double_eq(r->csv.v[i][2], all.v[i][4]);
+    }
+}
+END_TEST
+
 START_TEST(bad_copy_table)
 {
     DyrtModel m = tdecay();
@@ -1143,6 +1190,7 @@ static Suite *runtime_suite(void)
     tcase_add_test(tc, decay_param_override_and_dependent);
     tcase_add_test(tc, decay_initial_override);
     tcase_add_test(tc, decay_vars_and_saveat);
+    tcase_add_test(tc, vars_evaluate_only_requested);
     tcase_add_test(tc, decay_interval_not_dividing);
     tcase_add_test(tc, decay_assertion_fails);
     tcase_add_test(tc, decay_list_params);
