@@ -162,14 +162,15 @@ int dyrt_init(DyrtSim *s, double tout1);
 int dyrt_step_to(DyrtSim *s, double tout);
 int dyrt_failed_assert(const DyrtSim *s);   /* 1 + index, or 0 */
 
-/* Clock ticks (dyad_model.h, "Clocks").  dyrt_step_to(s, tout) does the
- * ticks before tout; a tick at tout stays pending, and so does every tick
- * when dyrt_set_stop_at_ticks(s, 1): dyrt_step_to then returns at the
- * tick.  While a tick is pending the current point is its left limit
- * (the values before it); dyrt_tick does it (the clocks due, in the model's
- * order, then consistent values for the new held values) and the current
- * point is its right limit.  The ticks at the start time are pending right
- * after dyrt_init.  A pending tick is done by the next dyrt_step_to. */
+/* Clock ticks (dyad_model.h, "Clocks").  dyrt_init and dyrt_step_to(s,
+ * tout) do the ticks on their way, those at the start and at tout
+ * included.  With dyrt_set_stop_at_ticks(s, 1) (before dyrt_init) they
+ * stop at every tick instead and leave it pending: dyrt_step_to returns at
+ * the tick (time <= tout), the current point being its left limit (the
+ * values before it); dyrt_tick does it (the clocks due, in the model's
+ * order, then consistent values for the new held values), after which the
+ * point is its right limit.  A pending tick is also done by the next
+ * dyrt_step_to to a later time. */
 void dyrt_set_stop_at_ticks(DyrtSim *s, int on);
 int dyrt_tick_pending(const DyrtSim *s);
 int dyrt_tick(DyrtSim *s);

@@ -116,6 +116,7 @@ struct DyrtSim {
     SUNMatrix A;
     SUNLinearSolver LS;
     int sparse;                /* 1: CSC + KLU, 0: dense */
+    int dummy_state;           /* ny == 0 with a zero-crossing clock: IDA gets y' = 0 */
     double *jvals;             /* [jac_nnz] scratch for the dense path */
     int *rootsfound;           /* [nz] */
     double tstop_done;         /* the last model tstop restarted at */

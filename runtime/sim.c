@@ -206,6 +206,8 @@ int dyrt_init(DyrtSim *s, double tout1)
     s->stats.t_init = dyrt_now() - t0;
     s->t = s->start;
     s->phase = rc ? DYRT_SIM_FAILED : DYRT_SIM_READY;
+    if (!rc && s->clk.pending && !s->clk.stop_at_ticks)
+        rc = dyrt_tick(s);     /* the ticks at the start */
     return rc;
 }
 

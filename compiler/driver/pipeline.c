@@ -52,7 +52,7 @@ static void load_stdlib(Driver *d, Program *p) {
     }
     static const char *const libs[] = {"Dyad", "BlockComponents", "ElectricalComponents",
                                        "TranslationalComponents", "RotationalComponents",
-                                       "ThermalComponents", "MultibodyComponents"};
+                                       "ThermalComponents", "MultibodyComponents", "DiscreteComponents"};
     for (size_t i = 0; i < sizeof libs / sizeof libs[0]; i++) {
         const char *lp = arena_printf(d->arena, "%s/%s", dir, libs[i]);
         if (dir_exists(lp)) sema_load_path(p, lp);
