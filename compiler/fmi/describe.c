@@ -324,13 +324,14 @@ static void header(Desc *d, const FmiExport *x)
     esc(f, s->model_name);
     fprintf(f, "\" guid=\"%s\" generationTool=\"dyadc %s\" variableNamingConvention=\"flat\" "
             "numberOfEventIndicators=\"%u\">\n", g, x->version, s->nz);
-    const char *common = "canNotUseMemoryManagementFunctions=\"true\" canGetAndSetFMUstate=\"false\" "
-                         "canSerializeFMUstate=\"false\"";
+    const char *common = "canNotUseMemoryManagementFunctions=\"true\"";
     if (x->me)
-        fprintf(f, "  <ModelExchange modelIdentifier=\"%s\" %s providesDirectionalDerivative=\"true\"/>\n",
+        fprintf(f, "  <ModelExchange modelIdentifier=\"%s\" %s canGetAndSetFMUstate=\"true\" "
+                "canSerializeFMUstate=\"true\" providesDirectionalDerivative=\"true\"/>\n",
                 x->model_identifier, common);
     if (x->cs)
-        fprintf(f, "  <CoSimulation modelIdentifier=\"%s\" %s canHandleVariableCommunicationStepSize=\"true\" "
+        fprintf(f, "  <CoSimulation modelIdentifier=\"%s\" %s canGetAndSetFMUstate=\"false\" "
+                "canSerializeFMUstate=\"false\" canHandleVariableCommunicationStepSize=\"true\" "
                 "providesDirectionalDerivative=\"false\"/>\n", x->model_identifier, common);
 }
 
