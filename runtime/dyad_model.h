@@ -84,7 +84,7 @@
 
 #include <stdint.h>
 
-#define DYRT_ABI_VERSION 5
+#define DYRT_ABI_VERSION 6
 #define DYRT_MODEL_SYMBOL "dyad_model"
 
 /* param_flags bits */
@@ -296,6 +296,12 @@ typedef struct DyrtModel {
     int32_t ncoef_check;
     const char *const *coef_check_msgs; /* [ncoef_check] */
     DyrtCoefCheckFn check_coefs;
+
+    /* ABI 6, appended (NULL: none): out_alias[k] = +-(j + 1) when output
+     * column k always equals column j < k (or its negation): the same
+     * expression after alias elimination.  Result files (-o FILE.mat)
+     * store such a column as a reference to j. */
+    const int32_t *out_alias;         /* [nout] */
 } DyrtModel;
 
 #endif

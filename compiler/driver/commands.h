@@ -55,6 +55,13 @@
       "expect.signals (golden files in snapshots/, written by --bless) with the case's\n"         \
       "tolerances. One line per case, then `N passed, M failed`; a failure names the\n"           \
       "variable, the time, the values and the tolerance at the test's source line.\n"             \
-      "Exit status 1 when a case failed or none was found (docs/TESTING.md).\n")
+      "Exit status 1 when a case failed or none was found (docs/TESTING.md).\n")  \
+    X(FMU, "fmu", cmd_fmu, "FILE... --model NAME -o NAME.fmu [--kind me|cs|both]",                \
+      "write an FMI 2.0 FMU (Model Exchange and/or Co-Simulation)",                               \
+      "Compiles the model and writes a Functional Mock-up Unit for FMI 2.0: a zip with\n"          \
+      "modelDescription.xml (parameters, variables, states and derivatives with their\n"          \
+      "units and docstrings) and binaries/linux64/NAME.so (depends on libc and libm\n"           \
+      "only). --kind chooses the interfaces (default both; a model with clocks: cs).\n"           \
+      "docs/FMI.md describes the mapping.\n")
 
 #endif

@@ -8,6 +8,7 @@
 
 #include "codegen.h"
 #include "commands.h"
+#include "fmi.h"
 #include "dyadrt.h"
 #include "flat.h"
 #include "sema.h"
@@ -26,7 +27,8 @@ typedef struct Driver {
     Command cmd;
     const char *argv0;
     const char *model;        /* --model / --analysis */
-    const char *output;       /* build: -o EXE */
+    const char *output;       /* build: -o EXE; fmu: -o NAME.fmu */
+    const char *fmu_kind;     /* fmu: --kind me|cs|both (NULL: both) */
     Vec(const char *) inputs; /* files and folders */
     Vec(const char *) libs;   /* -L */
     Vec(char *) sim_args;     /* run: simulator options, passed through */
