@@ -148,7 +148,8 @@ static void collect_unit(Desc *d, Arena *a, const char *u)
         if (strcmp(d->units[i], u) == 0)
             return;
     const char **grown = ARENA_ARRAY(a, const char *, d->nunits + 1);
-    memcpy(grown, d->units, sizeof *grown * d->nunits);
+    if (d->nunits)
+        memcpy(grown, d->units, sizeof *grown * d->nunits);
     grown[d->nunits++] = u;
     d->units = grown;
 }

@@ -350,6 +350,13 @@ static void out_open(Out *o, const char *path)
     fputc('\n', o->f);
 }
 
+static void out_close(Out *o)
+{
+    fclose(o->f);
+    free(o->vr);
+    free(o->val);
+}
+
 static void out_row(Out *o, fmi2Component c, double t)
 {
     ok(F.fmi2GetReal(c, o->vr, (size_t)o->n, o->val), "fmi2GetReal");
@@ -385,7 +392,7 @@ static int run_cs(double stop, double dt, const char *csv, double tol)
     }
     ok(F.fmi2Terminate(c), "fmi2Terminate");
     F.fmi2FreeInstance(c);
-    fclose(o.f);
+    out_close(&o);
     return 0;
 }
 
@@ -711,7 +718,13 @@ static int run_me(double stop, double dt, const char *csv, double param, int ada
         snapshot_replay(&s, &snap, &o, n, stop, dt);
     ok(F.fmi2Terminate(s.c), "fmi2Terminate");
     F.fmi2FreeInstance(s.c);
-    fclose(o.f);
+    out_close(&o);
+    free(s.x);
+    free(s.xt);
+    for (int j = 0; j < 7; j++)
+        free(s.k[j]);
+    free(s.z);
+    free(s.zt);
     return 0;
 }
 
@@ -882,6 +895,14 @@ static int compare(const char *pa, const char *pb, double rtol)
            worst, wname);
     if (matched < 1)
         die("no columns in common");
+    Csv *both[2] = {&a, &b};
+    for (int k = 0; k < 2; k++) {
+        for (int i = 0; i < both[k]->nc; i++)
+            free(both[k]->names[i]);
+        free(both[k]->names);
+        free(both[k]->v);
+    }
+    free(row);
     return !(worst <= rtol);
 }
 
@@ -930,5 +951,9 @@ int main(int argc, char **argv)
     unlink(path);
     rmdir(dir);
     free(xml);
+    free(M.v);
+    free(M.outputs);
+    free(M.ders);
+    free(M.inits);
     return rc;
 }
