@@ -69,6 +69,7 @@ void dyrt_free(DyrtSim *s)
     if (!s)
         return;
     dyrt_integrate_free(s);
+    dyrt_sets_free(s);
     dyrt_clocks_free(s);
     free(s->p);
     free(s->gbuf);
@@ -173,6 +174,8 @@ static int init_phases(DyrtSim *s, double tout1)
         rc = dyrt_params_defaults(s);
     if (!rc)
         rc = dyrt_coef_checks(s);
+    if (!rc)
+        rc = dyrt_sets_setup(s);
     if (!rc)
         rc = dyrt_clocks_setup(s);
     if (!rc)

@@ -153,6 +153,8 @@ Expr *lower(St *t, Expr *e) {
 const char *st_sv_name(St *t, uint32_t sv) {
     SVar *v = &t->sv.data[sv];
     const char *n = t->m->vars.data[v->base].name;
+    if (v->prim >= 0 && t->sv.data[v->prim].set) n = st_set_state_name(t, &t->sv.data[v->prim]);
+    if (v->set) n = st_set_state_name(t, v);
     for (uint32_t k = 0; k < v->order; k++) n = arena_printf(t->arena, "der(%s)", n);
     return n;
 }
@@ -442,6 +444,7 @@ System *structure(FlatModel *m) {
     build_asserts(&t);
     timing_sub("structure.outputs", &t0);
     struct_events(&t);
+    st_build_set_system(&t);
     timing_sub("structure.events", &t0);
     build_jacobian(&t);
     timing_sub("structure.jacobian", &t0);
