@@ -125,7 +125,8 @@ typedef struct DyrtSim DyrtSim;
 DyrtSim *dyrt_create(const DyrtModel *m);
 void dyrt_free(DyrtSim *s);
 
-/* Settings, before dyrt_init.  stop >= start; rtol, atol >= 0, not both 0;
+/* Settings, before dyrt_init.  stop >= start (+inf: no stop time; the
+ * model's default span then sets the scale of t); rtol, atol >= 0, not both 0;
  * dtmax >= 0 (0: unlimited).  verbose: also warn about IDACalcIC polish
  * failures. */
 int dyrt_set_times(DyrtSim *s, double start, double stop);
@@ -161,14 +162,15 @@ int dyrt_init(DyrtSim *s, double tout1);
 int dyrt_step_to(DyrtSim *s, double tout);
 int dyrt_failed_assert(const DyrtSim *s);   /* 1 + index, or 0 */
 
-/* Clock ticks (dyad_model.h, "Clocks").  dyrt_step_to(s, tout) does the
- * ticks before tout; a tick at tout stays pending, and so does every tick
- * when dyrt_set_stop_at_ticks(s, 1): dyrt_step_to then returns at the
- * tick.  While a tick is pending the current point is its left limit
- * (the values before it); dyrt_tick does it (the clocks due, in the model's
- * order, then consistent values for the new held values) and the current
- * point is its right limit.  The ticks at the start time are pending right
- * after dyrt_init.  A pending tick is done by the next dyrt_step_to. */
+/* Clock ticks (dyad_model.h, "Clocks").  dyrt_init and dyrt_step_to(s,
+ * tout) do the ticks on their way, those at the start and at tout
+ * included.  With dyrt_set_stop_at_ticks(s, 1) (before dyrt_init) they
+ * stop at every tick instead and leave it pending: dyrt_step_to returns at
+ * the tick (time <= tout), the current point being its left limit (the
+ * values before it); dyrt_tick does it (the clocks due, in the model's
+ * order, then consistent values for the new held values), after which the
+ * point is its right limit.  A pending tick is also done by the next
+ * dyrt_step_to to a later time. */
 void dyrt_set_stop_at_ticks(DyrtSim *s, int on);
 int dyrt_tick_pending(const DyrtSim *s);
 int dyrt_tick(DyrtSim *s);
@@ -200,6 +202,12 @@ void dyrt_print_stats(const DyrtSim *s, FILE *f);
 const char *dyrt_solver_message(const DyrtSim *s);
 double dyrt_init_seconds(const DyrtSim *s);
 
+/* Messages (`error`, `warning` and the text) go to fn instead of stderr
+ * for the calling thread until reset with fn = NULL.  The FMI wrapper
+ * routes them to the importer's logger this way. */
+typedef void (*DyrtMessageHook)(void *user, const char *kind, const char *message);
+void dyrt_set_message_hook(DyrtMessageHook fn, void *user);
+
 /* The model's functions together with its data tables (dyad_model.h, "Data
  * instead of code"): what m->param_defaults, m->start and m->outputs compute
  * plus the constants and copies the descriptor holds as data.  Use these, not
@@ -215,5 +223,17 @@ void dyrt_model_outputs(const DyrtModel *m, double t, const double *y, const dou
 void dyrt_model_copy_entries(const DyrtModel *m, int32_t *entry_of);
 double dyrt_model_copy_value(const DyrtModel *m, int32_t k, double t, const double *y,
                              const double *yp, const double *p);
+
+/* out_state[k] = i when output column k is exactly y_i (a copy of it),
+ * else -1: the FMI state variables and their aliases. */
+void dyrt_model_output_states(const DyrtModel *m, int32_t *out_state);
+
+/* The FMI GUID of a model: a hash (FNV-1a, 64 bit) of its name, parameter,
+ * output and unknown names, as "{8-4-4-4-12}" hex; the compiler writes the
+ * same into modelDescription.xml (dyrt_fnv1a over the same strings in the
+ * same order).  buf has DYRT_GUID_LEN bytes. */
+#define DYRT_GUID_LEN 40
+void dyrt_model_guid(const DyrtModel *m, char *buf);
+uint64_t dyrt_fnv1a(uint64_t h, const char *s);
 
 #endif

@@ -19,6 +19,8 @@
 #include <sundials/sundials_linearsolver.h>
 #include <sundials/sundials_matrix.h>
 
+#include <klu.h>
+
 #include "dyadrt.h"
 
 /* Only systems with at most this many unknowns and a Jacobian at least a
@@ -130,6 +132,7 @@ struct DyrtSim {
     SUNMatrix A;
     SUNLinearSolver LS;
     int sparse;                /* 1: CSC + KLU, 0: dense */
+    int dummy_state;           /* ny == 0 with a zero-crossing clock: IDA gets y' = 0 */
     double *jvals;             /* [jac_nnz] scratch for the dense path */
     int *rootsfound;           /* [nz] */
     double tstop_done;         /* the last model tstop restarted at */
@@ -186,6 +189,7 @@ int dyrt_check_model(const DyrtModel *m);
 
 /* sim.c: 0 when s is in `phase`, else `error: internal: <fn> called ...` */
 int dyrt_sim_expect(const DyrtSim *s, DyrtSimPhase phase, const char *fn);
+double dyrt_time_scale(const DyrtSim *s);
 
 /* params.c */
 int dyrt_params_alloc(DyrtSim *s);
@@ -233,6 +237,24 @@ int dyrt_restart_at(DyrtSim *s, double t, const char *why, int events);
 int dyrt_initial_values(DyrtSim *s, double tout1);
 int dyrt_advance(DyrtSim *s, double tout);
 int dyrt_asserts_at(DyrtSim *s, double t, const double *y, const double *yp);
+
+/* me.c: the index-1 solve for y' of the states and the algebraic y
+ * (FMI Model Exchange) and its directional derivatives. */
+typedef struct DyrtMe {
+    const DyrtModel *m;
+    int n;                     /* ny */
+    int *colptr, *rowidx;      /* int copies of the Jacobian pattern for KLU */
+    double *j0, *j1;           /* [jac_nnz] dF/dy, then the Newton matrix dF/dz */
+    double *r, *dz;            /* [n] */
+    klu_symbolic *sym;
+    klu_numeric *num;
+    klu_common common;
+} DyrtMe;
+int dyrt_me_alloc(DyrtMe *me, const DyrtModel *m);
+void dyrt_me_free(DyrtMe *me);
+int dyrt_me_solve(DyrtMe *me, double t, double *y, double *yp, const double *p);
+int dyrt_me_directional(DyrtMe *me, double t, const double *y, const double *yp, const double *p,
+                        const double *dx, double *dy, double *dyp);
 
 /* nonfinite.c */
 const char *dyrt_value_word(double x);

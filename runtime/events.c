@@ -37,8 +37,7 @@ static int look_ahead(DyrtSim *s, double t, const double *y, const double *yp,
                       const unsigned char *pending)
 {
     const DyrtModel *m = s->m;
-    double span = s->stop - s->start;
-    double dt = 1e-6 * (span > 0 ? span : 1.0);
+    double dt = 1e-6 * dyrt_time_scale(s);
     for (int32_t i = 0; y && yp && i < m->ny; i++) {
         s->ytmp[i] = y[i] + dt * yp[i];
         s->yptmp[i] = yp[i];

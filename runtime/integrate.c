@@ -134,11 +134,11 @@ int dyrt_asserts_at(DyrtSim *s, double t, const double *y, const double *yp)
 /* A time after t0 that tells IDACalcIC the direction and scale of t. */
 static double ic_tout(const DyrtSim *s, double t0, double tnext)
 {
-    double span = s->stop - s->start;
-    double tiny = 1e-8 * (span > 0 ? span : 1.0);
+    double span = dyrt_time_scale(s);
+    double tiny = 1e-8 * span;
     if (tnext - t0 > tiny)
         return tnext;
-    return t0 + (span > 0 ? 1e-3 * span : 1e-3);
+    return t0 + 1e-3 * span;
 }
 
 /* Consistent y, y' at the current time with IDACalcIC; 0 or the IDA flag. */
@@ -430,7 +430,7 @@ static int step_to(DyrtSim *s, double tout, double *tret)
     double tstop = next_stop(s, tn);
     s->bad_res = -1;           /* only a NaN in this stretch explains a failure */
     IDASetMinStep(s->ida, dyrt_min_step(tn));
-    if (IDASetStopTime(s->ida, tstop) < 0)
+    if (!isinf(tstop) && IDASetStopTime(s->ida, tstop) < 0)  /* inf: none left (IDA clears a reached one) */
         return sim_failed(s, IDA_ILL_INPUT, "internal: bad stop time");
     int flag = IDASolve(s->ida, tout, tret, s->yy, s->yp, IDA_NORMAL);
     if (flag < 0)
@@ -465,20 +465,21 @@ static void step_none(DyrtSim *s, double tout, double *tret)
 }
 
 /* Integrate until t = tout, handling events, tstops and clock ticks on the
- * way, and the check after each restart (which may go back to the restart
- * point).  A tick at tout (within DYRT_TICK_EPS) stays pending, as every
- * tick does with stop_at_ticks (then the return is at the tick); a pending
- * tick is done before integrating on. */
+ * way, those at tout included, and the check after each restart (which may
+ * go back to the restart point).  With stop_at_ticks the return is at the
+ * first tick instead, left pending (so is a tick at the current time when
+ * tout is the current time); a pending tick is done before integrating on. */
 int dyrt_advance(DyrtSim *s, double tout)
 {
     for (;;) {
-        if (tout <= s->t + dyrt_tick_eps(s->t))
-            return 0;          /* there (a tick at tout stays pending) */
-        if (s->clk.pending) {
+        int at_tout = tout <= s->t + dyrt_tick_eps(s->t);
+        if (s->clk.pending && !(s->clk.stop_at_ticks && at_tout)) {
             int rc = dyrt_tick(s);
             if (rc)
                 return rc;
         }
+        if (at_tout)
+            return 0;
         double target = s->check_pending && s->check_t < tout ? s->check_t : tout;
         double tret = target;
         int rc = 0;
@@ -489,7 +490,7 @@ int dyrt_advance(DyrtSim *s, double tout)
         s->t = tret;
         if (!rc && s->check_pending && !s->clk.pending && tret >= s->check_t)
             rc = check_modes(s, tret, tout);
-        if (rc || (s->clk.pending && s->clk.stop_at_ticks) || s->t >= tout)
+        if (rc || (s->clk.pending && s->clk.stop_at_ticks))
             return rc;
     }
 }

@@ -94,8 +94,8 @@ int dyrt_set_times(DyrtSim *s, double start, double stop)
 {
     if (dyrt_sim_expect(s, DYRT_SIM_CREATED, "dyrt_set_times"))
         return DYRT_EXIT_INTERNAL;
-    if (!isfinite(start) || !isfinite(stop)) {
-        dyrt_error("start and stop times must be finite");
+    if (!isfinite(start) || isnan(stop) || stop == -INFINITY) {
+        dyrt_error("the start time must be finite and the stop time a number");
         return DYRT_EXIT_USER;
     }
     if (stop < start) {
@@ -131,6 +131,17 @@ int dyrt_set_max_step(DyrtSim *s, double dtmax)
     }
     s->dtmax = dtmax;
     return 0;
+}
+
+/* The scale of t for look-aheads and IDACalcIC: the span (1 when it is
+ * 0); without a stop time the model's default span, else 1. */
+double dyrt_time_scale(const DyrtSim *s)
+{
+    double span = s->stop - s->start;
+    if (isfinite(span))
+        return span > 0 ? span : 1.0;
+    const DyrtSettings *d = &s->m->defaults;
+    return d->stop > d->start ? d->stop - d->start : 1.0;
 }
 
 void dyrt_set_verbose(DyrtSim *s, int verbose)
@@ -198,6 +209,8 @@ int dyrt_init(DyrtSim *s, double tout1)
     s->stats.t_init = dyrt_now() - t0;
     s->t = s->start;
     s->phase = rc ? DYRT_SIM_FAILED : DYRT_SIM_READY;
+    if (!rc && s->clk.pending && !s->clk.stop_at_ticks)
+        rc = dyrt_tick(s);     /* the ticks at the start */
     return rc;
 }
 

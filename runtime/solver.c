@@ -28,6 +28,10 @@ static int residual_cb(sunrealtype t, N_Vector yy, N_Vector yp, N_Vector rr, voi
 {
     DyrtSim *s = user;
     double *res = N_VGetArrayPointer(rr);
+    if (s->dummy_state) {      /* y' = 0: lets IDA locate the roots of a model without unknowns */
+        res[0] = N_VGetArrayPointer(yp)[0];
+        return 0;
+    }
     int rc = s->m->residual(t, N_VGetArrayPointer(yy), N_VGetArrayPointer(yp), s->p, res) != 0;
     for (int32_t i = 0; i < s->m->ny; i++)
         if (!isfinite(res[i])) {  /* kept for the message if IDA gives up */
@@ -99,9 +103,10 @@ static void error_cb(int code, const char *module, const char *function, char *m
 static int vectors(DyrtSim *s)
 {
     const DyrtModel *m = s->m;
-    s->yy = N_VNew_Serial(m->ny, s->ctx);
-    s->yp = N_VNew_Serial(m->ny, s->ctx);
-    s->id = N_VNew_Serial(m->ny, s->ctx);
+    sunindextype n = s->dummy_state ? 1 : m->ny;
+    s->yy = N_VNew_Serial(n, s->ctx);
+    s->yp = N_VNew_Serial(n, s->ctx);
+    s->id = N_VNew_Serial(n, s->ctx);
     s->rootsfound = dyrt_calloc((size_t)m->nz, sizeof *s->rootsfound);
     s->bad_y = dyrt_calloc((size_t)m->ny, sizeof *s->bad_y);
     s->bad_yp = dyrt_calloc((size_t)m->ny, sizeof *s->bad_yp);
@@ -112,6 +117,8 @@ static int vectors(DyrtSim *s)
     double *id = N_VGetArrayPointer(s->id);
     for (int32_t i = 0; i < m->ny; i++)
         id[i] = m->y_is_diff && !m->y_is_diff[i] ? 0.0 : 1.0;
+    if (s->dummy_state)
+        N_VGetArrayPointer(s->yy)[0] = N_VGetArrayPointer(s->yp)[0] = id[0] = 1.0;
     return 0;
 }
 
@@ -132,21 +139,22 @@ static int use_klu(const DyrtModel *m)
 static int linear_solver(DyrtSim *s)
 {
     const DyrtModel *m = s->m;
-    s->sparse = use_klu(m);
+    s->sparse = !s->dummy_state && use_klu(m);
+    sunindextype n = s->dummy_state ? 1 : m->ny;
     if (s->sparse) {
         sunindextype nnz = m->jac_nnz > 0 ? m->jac_nnz : 1;
         s->A = SUNSparseMatrix(m->ny, m->ny, nnz, CSC_MAT, s->ctx);
         s->LS = s->A ? SUNLinSol_KLU(s->yy, s->A, s->ctx) : NULL;
     } else {
-        s->jvals = dyrt_calloc((size_t)m->jac_nnz, sizeof *s->jvals);
-        s->A = SUNDenseMatrix(m->ny, m->ny, s->ctx);
+        s->jvals = dyrt_calloc((size_t)m->jac_nnz + 1, sizeof *s->jvals);
+        s->A = SUNDenseMatrix(n, n, s->ctx);
         s->LS = s->A ? SUNLinSol_Dense(s->yy, s->A, s->ctx) : NULL;
     }
     if (!s->A || !s->LS || (!s->sparse && !s->jvals))
         return -1;
     if (IDASetLinearSolver(s->ida, s->LS, s->A) != IDA_SUCCESS)
         return -1;
-    return m->jacobian ? IDASetJacFn(s->ida, jacobian_cb) : 0;
+    return m->jacobian && !s->dummy_state ? IDASetJacFn(s->ida, jacobian_cb) : 0;
 }
 
 /* Steps shorter than ~100 ulp of t mean no progress: fail instead of
@@ -196,10 +204,21 @@ static int ida_options(DyrtSim *s)
     return bad;
 }
 
+/* A model without unknowns but with a zero-crossing clock still needs the
+ * integrator to locate the clock's roots: it gets one dummy unknown. */
+static int needs_dummy_state(const DyrtModel *m)
+{
+    for (int32_t c = 0; m->ny == 0 && c < m->nclocks; c++)
+        if (m->clock_kind[c] == DYRT_CLOCK_ZERO_CROSSING)
+            return 1;
+    return 0;
+}
+
 int dyrt_integrate_setup(DyrtSim *s)
 {
     s->bad_res = -1;
-    if (s->m->ny == 0)
+    s->dummy_state = needs_dummy_state(s->m);
+    if (s->m->ny == 0 && !s->dummy_state)
         return 0;              /* nothing to integrate: outputs of t and p */
     if (SUNContext_Create(NULL, &s->ctx) != 0) {
         dyrt_error("internal: cannot create the SUNDIALS context");

@@ -1,5 +1,6 @@
 /*
- * util.c -- small helpers shared by the runtime: diagnostics on stderr,
+ * util.c -- small helpers shared by the runtime: diagnostics on stderr
+ * (or to a per-thread hook: the FMI logger),
  * the wall clock, strict number parsing, name lookup with a "did you mean"
  * suggestion (Levenshtein distance), and a sanity check of the model
  * descriptor so that a malformed one is an internal error, not a crash.
@@ -14,8 +15,24 @@
 
 #include "dyrt_internal.h"
 
+/* Where messages go instead of stderr, per thread (dyrt_set_message_hook). */
+static _Thread_local DyrtMessageHook hook_fn;
+static _Thread_local void *hook_user;
+
+void dyrt_set_message_hook(DyrtMessageHook fn, void *user)
+{
+    hook_fn = fn;
+    hook_user = user;
+}
+
 static void vreport(const char *kind, const char *fmt, va_list ap)
 {
+    if (hook_fn) {
+        char msg[1024];
+        vsnprintf(msg, sizeof msg, fmt, ap);
+        hook_fn(hook_user, kind, msg);
+        return;
+    }
     fprintf(stderr, "%s: ", kind);
     vfprintf(stderr, fmt, ap);
     fputc('\n', stderr);

@@ -43,7 +43,7 @@ check() { # what, file
 }
 
 # tools the build, the tests and the demo run
-for t in cc ld make cmake ctest pkg-config flex bison sh awk sed find gnuplot; do
+for t in cc ld make cmake ctest pkg-config flex bison sh awk sed find gnuplot xmllint; do
     p=$(command -v "$t") || { echo "check-setup: $t is not installed" >&2; bad=1; continue; }
     check "tool $t" "$p"
 done
@@ -60,7 +60,8 @@ sed -n 's/^\(LLVM_SHARED_LIB\|DYRT_LIB_[a-z_]*\|SUNDIALS_INCLUDE_DIR\|SUITESPARS
     "$build/CMakeCache.txt" | while read -r f; do echo "$f"; done > "$closure.files"
 while read -r f; do check "library" "$f"; done < "$closure.files"
 rm -f "$closure.files"
-for l in $(pkg-config --variable=libdir check)/libcheck.a $(pkg-config --variable=includedir check)/check.h; do
+for l in $(pkg-config --variable=libdir check)/libcheck.a $(pkg-config --variable=includedir check)/check.h \
+         $(pkg-config --variable=includedir libzip)/zip.h; do
     [ -e "$l" ] && check "check" "$l"
 done
 [ "$bad" = 0 ] && echo "check-setup: every tool and library used comes from a package scripts/setup-debian.sh installs"

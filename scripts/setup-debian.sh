@@ -9,8 +9,9 @@
 # used comes from a package listed here (or from one they depend on).
 set -eu
 PKGS="gcc libc6-dev make cmake pkg-config flex bison llvm-19-dev check
-      libsundials-dev libsuitesparse-dev gnuplot-nox time"
-# (time: /usr/bin/time -v in bench/)
+      libsundials-dev libsuitesparse-dev gnuplot-nox time libzip-dev libxml2-utils"
+# (time: /usr/bin/time -v in bench/; libzip-dev: FMU archives; libxml2-utils:
+# xmllint checks modelDescription.xml in the FMI test)
 # the parser fuzz smoke test (ctest fuzz_parse_smoke); DYADC_FUZZ=0 leaves it
 # out, and the test is then reported as skipped
 [ "${DYADC_FUZZ:-1}" = 1 ] && PKGS="$PKGS clang-19 libclang-rt-19-dev"

@@ -13,6 +13,8 @@
  */
 #include <errno.h>
 #include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -68,6 +70,53 @@ static int archive_path(char *buf, size_t n, const char *dir, const char *name) 
         return 1;
     }
     return 0;
+}
+
+/* The FMU binary: -shared, only the fmi2* functions exported (a version
+ * script), so the runtime's and SUNDIALS' symbols cannot clash with the
+ * importer's own.  The static archives of Debian 12 are position
+ * independent (no R_X86_64_32 relocations), so they link into a shared
+ * object as they are. */
+int cg_link_shared(const char *obj_path, const char *so_path, const char *runtime_dir) {
+    char fmi_a[4096], rt_a[4096];
+    if (archive_path(fmi_a, sizeof fmi_a, runtime_dir, "libdyadrt_fmi.a") ||
+        archive_path(rt_a, sizeof rt_a, runtime_dir, "libdyadrt.a"))
+        return 1;
+    char map[] = "/tmp/dyadc_fmi_XXXXXX";
+    int fd = mkstemp(map);
+    if (fd < 0) {
+        diag_error((Span){0}, "cannot create a temporary file: %s", strerror(errno));
+        return 1;
+    }
+    static const char script[] = "{ global: fmi2*; local: *; };\n";
+    int ok = write(fd, script, sizeof script - 1) == (ssize_t)(sizeof script - 1);
+    close(fd);
+    char vs[4200];
+    snprintf(vs, sizeof vs, "-Wl,--version-script=%s", map);
+    const char *argv[20 + NSTATIC];
+    int n = 0;
+    argv[n++] = "cc";
+    argv[n++] = "-shared";
+    argv[n++] = "-o";
+    argv[n++] = so_path;
+    argv[n++] = obj_path;
+    argv[n++] = "-Wl,--whole-archive";   /* nothing references the fmi2* functions */
+    argv[n++] = fmi_a;
+    argv[n++] = "-Wl,--no-whole-archive";
+    argv[n++] = rt_a;
+    argv[n++] = "-Wl,-Bstatic";
+    for (size_t i = 0; i < NSTATIC; i++) argv[n++] = static_libs[i];
+    argv[n++] = "-Wl,-Bdynamic";
+    argv[n++] = "-lm";
+    argv[n++] = vs;
+    argv[n++] = "-Wl,-z,defs";
+#ifdef CG_SANITIZE
+    argv[n++] = "-fsanitize=address,undefined";
+#endif
+    argv[n] = NULL;
+    int rc = ok ? run_and_wait((char **)argv) : 1;
+    remove(map);
+    return rc;
 }
 
 int cg_link_executable(const char *obj_path, const char *exe_path, const char *runtime_dir) {

@@ -63,6 +63,11 @@ int cg_emit_object(const System *s, const CgOptions *o, const char *obj_path);
 int cg_link_executable(const char *obj_path, const char *exe_path,
                        const char *runtime_dir);
 
+/* Link obj with <runtime_dir>/libdyadrt_fmi.a, libdyadrt.a and the static
+ * SUNDIALS/KLU archives into a shared object exporting only the fmi2*
+ * functions (the binary of an FMU).  Depends only on libc and libm. */
+int cg_link_shared(const char *obj_path, const char *so_path, const char *runtime_dir);
+
 /* Textual IR of the (optimized at opt_level) module. */
 int cg_dump_ir(const System *s, const CgOptions *o, FILE *out);
 

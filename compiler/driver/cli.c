@@ -32,9 +32,10 @@ static const struct CmdInfo {
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 
 #define CMDS_ALL (~0u)
-#define CMDS_LOAD (CMD_BIT(CHECK) | CMD_BIT(FLATTEN) | CMD_BIT(BUILD) | CMD_BIT(RUN))
-#define CMDS_MODEL (CMD_BIT(FLATTEN) | CMD_BIT(BUILD) | CMD_BIT(RUN))
-#define CMDS_CODE (CMD_BIT(BUILD) | CMD_BIT(RUN))
+#define CMDS_LOAD (CMD_BIT(CHECK) | CMD_BIT(FLATTEN) | CMD_BIT(BUILD) | CMD_BIT(RUN) | CMD_BIT(TEST) | CMD_BIT(FMU))
+#define CMDS_MODEL (CMD_BIT(FLATTEN) | CMD_BIT(BUILD) | CMD_BIT(RUN) | CMD_BIT(FMU))
+#define CMDS_CODE (CMD_BIT(BUILD) | CMD_BIT(RUN) | CMD_BIT(FMU))
+#define CMDS_JIT (CMD_BIT(BUILD) | CMD_BIT(RUN) | CMD_BIT(TEST) | CMD_BIT(FMU))
 
 typedef enum {
     OK_FLAG,      /* bool field */
@@ -71,10 +72,16 @@ static const Opt options[] = {
     {"--no-spans", NULL, CMD_BIT(PARSE), OK_FLAG, F(no_spans), false, "with --dump-ast: leave out the source spans"},
     {"--check", NULL, CMD_BIT(FMT), OK_FLAG, F(fmt_check), false,
      "print nothing; name the files not in canonical form"},
-    {"-o", "EXE", CMD_BIT(BUILD), OK_VALUE, F(output), false, "the simulator executable to write"},
+    {"-o", "FILE", CMD_BIT(BUILD) | CMD_BIT(FMU), OK_VALUE, F(output), false,
+     "the file to write: the simulator executable (build), NAME.fmu (fmu)"},
+    {"--kind", "me|cs|both", CMD_BIT(FMU), OK_VALUE, F(fmu_kind), false,
+     "the FMI interfaces: Model Exchange, Co-Simulation or both (default)"},
     {"--initial", "NAME=VALUE", CMDS_CODE, OK_PAIRS, F(initial_args), false,
      "initial value of any variable, compiled in (repeatable)"},
-    {"-O", NULL, CMDS_CODE, OK_OPT_LEVEL, F(opt_level), false,
+    {"--filter", "PATTERN", CMD_BIT(TEST), OK_VALUE, F(filter), false,
+     "only the cases whose name contains PATTERN (a glob with * ? [)"},
+    {"--bless", NULL, CMD_BIT(TEST), OK_FLAG, F(bless), false, "write the golden signal files from this run"},
+    {"-O", NULL, CMDS_JIT, OK_OPT_LEVEL, F(opt_level), false,
      "-O0..-O3: optimization of the generated code (default -O2)"},
     {"--emit-llvm", NULL, CMDS_CODE, OK_FLAG, F(emit_llvm), false, "print the LLVM IR on stdout"},
     {"--time-passes", NULL, CMDS_ALL, OK_FLAG, F(time_passes), false,

@@ -45,6 +45,23 @@
       "compile in-process and simulate; write the result CSV",                                     \
       "Compiles the model in memory (LLVM ORC JIT) and simulates it with SUNDIALS IDA.\n"          \
       "With --analysis NAME, a TransientAnalysis supplies the model and its settings.\n"           \
-      "The result goes to <model name>.csv unless -o says otherwise (docs/RUNTIME.md).\n")
+      "The result goes to <model name>.csv unless -o says otherwise (docs/RUNTIME.md).\n")     \
+    X(TEST, "test", cmd_test, "FILE|DIR... [--filter PATTERN] [--bless]",                          \
+      "run the test cases in components' metadata",                                               \
+      "Runs every test case (metadata {\"Dyad\": {\"tests\": ...}}) of the components\n"           \
+      "defined under the given files and folders (without any, under the -L roots):\n"            \
+      "compiles each in memory, simulates it from `start` to `stop` with the case's\n"            \
+      "parameters and initial values, and compares expect.initial, expect.final and\n"            \
+      "expect.signals (golden files in snapshots/, written by --bless) with the case's\n"         \
+      "tolerances. One line per case, then `N passed, M failed`; a failure names the\n"           \
+      "variable, the time, the values and the tolerance at the test's source line.\n"             \
+      "Exit status 1 when a case failed or none was found (docs/TESTING.md).\n")  \
+    X(FMU, "fmu", cmd_fmu, "FILE... --model NAME -o NAME.fmu [--kind me|cs|both]",                \
+      "write an FMI 2.0 FMU (Model Exchange and/or Co-Simulation)",                               \
+      "Compiles the model and writes a Functional Mock-up Unit for FMI 2.0: a zip with\n"          \
+      "modelDescription.xml (parameters, variables, states and derivatives with their\n"          \
+      "units and docstrings) and binaries/linux64/NAME.so (depends on libc and libm\n"           \
+      "only). --kind chooses the interfaces (default both; a model with clocks: cs).\n"           \
+      "docs/FMI.md describes the mapping.\n")
 
 #endif

@@ -8,6 +8,7 @@
 
 #include "codegen.h"
 #include "commands.h"
+#include "fmi.h"
 #include "dyadrt.h"
 #include "flat.h"
 #include "sema.h"
@@ -26,7 +27,8 @@ typedef struct Driver {
     Command cmd;
     const char *argv0;
     const char *model;        /* --model / --analysis */
-    const char *output;       /* build: -o EXE */
+    const char *output;       /* build: -o EXE; fmu: -o NAME.fmu */
+    const char *fmu_kind;     /* fmu: --kind me|cs|both (NULL: both) */
     Vec(const char *) inputs; /* files and folders */
     Vec(const char *) libs;   /* -L */
     Vec(char *) sim_args;     /* run: simulator options, passed through */
@@ -34,7 +36,10 @@ typedef struct Driver {
                                  initial relations of the flat model (overrides) */
     bool no_stdlib, time_passes, structure, dump_ast, fmt_check, emit_llvm, werror_units;
     bool no_spans;            /* parse --dump-ast --no-spans (front end) */
-    bool verbose;             /* -v: every phase on stderr as it starts and ends */
+    bool verbose;             /* -v: every phase on stderr as it starts and ends;
+                                 test: the diagnostics of passing cases too */
+    const char *filter;       /* test --filter PATTERN */
+    bool bless;               /* test --bless */
     int opt_level;
     PhaseClock *clock;        /* progress and --time-passes (progress.c) */
 } Driver;
@@ -62,5 +67,10 @@ PhaseClock *phase_clock_new(bool verbose, bool time_passes, const char *what);
 void phase_begin(PhaseClock *c, const char *phase, bool announce);
 void phase_end(PhaseClock *c);
 void phase_clock_free(PhaseClock *c);
+
+/* pipeline.c: the bundled stdlib folder; a Program with the stdlib (unless
+ * --no-stdlib) and the -L roots loaded */
+const char *driver_stdlib_dir(Driver *d);
+Program *driver_load_libs(Driver *d);
 
 #endif

@@ -29,7 +29,7 @@ static const char *beside_exe(Driver *d, const char *rel) {
     return dir_exists(p) ? p : NULL;
 }
 
-static const char *stdlib_dir(Driver *d) {
+const char *driver_stdlib_dir(Driver *d) {
     const char *env = getenv("DYADC_STDLIB");
     if (env && *env) return env;
     const char *p = beside_exe(d, "../share/dyadc/stdlib");
@@ -45,24 +45,29 @@ static const char *runtime_dir(Driver *d) {
 
 /* stdlib: every library folder in it */
 static void load_stdlib(Driver *d, Program *p) {
-    const char *dir = stdlib_dir(d);
+    const char *dir = driver_stdlib_dir(d);
     if (!dir_exists(dir)) {
         diag_warning((Span){0}, "standard library not found at '%s' (set DYADC_STDLIB)", dir);
         return;
     }
     static const char *const libs[] = {"Dyad", "BlockComponents", "ElectricalComponents",
                                        "TranslationalComponents", "RotationalComponents",
-                                       "ThermalComponents", "MultibodyComponents"};
+                                       "ThermalComponents", "MultibodyComponents", "DiscreteComponents"};
     for (size_t i = 0; i < sizeof libs / sizeof libs[0]; i++) {
         const char *lp = arena_printf(d->arena, "%s/%s", dir, libs[i]);
         if (dir_exists(lp)) sema_load_path(p, lp);
     }
 }
 
-static Program *load(Driver *d) {
+Program *driver_load_libs(Driver *d) {
     Program *p = sema_new(d->arena, d->in);
     if (!d->no_stdlib) load_stdlib(d, p);
     for (uint32_t i = 0; i < d->libs.len; i++) sema_load_path(p, d->libs.data[i]);
+    return p;
+}
+
+static Program *load(Driver *d) {
+    Program *p = driver_load_libs(d);
     for (uint32_t i = 0; i < d->inputs.len; i++) sema_load_path(p, d->inputs.data[i]);
     return p;
 }
@@ -257,4 +262,51 @@ int cmd_run(Driver *d) {
     phase_end(d->clock);
     cg_jit_free(j);
     return rc;
+}
+
+/* `dyadc fmu`: modelDescription.xml, object, shared object, zip (docs/FMI.md). */
+static int fmu_kind(Driver *d, const System *s, FmiExport *x) {
+    const char *k = d->fmu_kind ? d->fmu_kind : s->nclocks > 0 ? "cs" : "both";
+    if (strcmp(k, "me") && strcmp(k, "cs") && strcmp(k, "both")) {
+        fprintf(stderr, "dyadc: error: --kind %s: expected me, cs or both\n", k);
+        return 1;
+    }
+    x->me = strcmp(k, "cs") != 0;
+    x->cs = strcmp(k, "me") != 0;
+    return 0;
+}
+
+int cmd_fmu(Driver *d) {
+    if (!d->output) {
+        fputs("dyadc: error: fmu needs -o NAME.fmu (the FMU to write)\n", stderr);
+        return 1;
+    }
+    FlatModel *m = NULL;
+    System *s = compile_to_system(d, &m);
+    if (!s || !m || diag_error_count()) return 1;
+    FmiExport x = {.model_identifier = fmi_identifier(d->arena, d->output), .version = DYADC_VERSION};
+    if (fmu_kind(d, s, &x)) return 1;
+    phase_begin(d->clock, "fmi", true);
+    char *xml = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&xml, &len);
+    int rc = mem ? fmi_describe(mem, s, m, &x) : 1;
+    if (mem) fclose(mem);
+    CgOptions o;
+    cg_options_init(&o);
+    o.opt_level = d->opt_level;
+    o.on_step = codegen_step;
+    o.on_step_ctx = d;
+    const char *obj = arena_printf(d->arena, "%s.o", d->output);
+    const char *so = arena_printf(d->arena, "%s.so", d->output);
+    phase_begin(d->clock, "codegen", true);
+    if (rc == 0) rc = cg_emit_object(s, &o, obj);
+    phase_begin(d->clock, "link", true);
+    if (rc == 0) rc = cg_link_shared(obj, so, runtime_dir(d));
+    if (rc == 0) rc = fmi_archive(d->output, xml, len, so, &x);
+    phase_end(d->clock);
+    remove(obj);
+    remove(so);
+    free(xml);
+    return rc ? 1 : 0;
 }

@@ -52,6 +52,7 @@ typedef struct FlatVar {
     Expr *value;           /* parameter default (over VAR of parameters), or NULL */
     Expr *guess;           /* guess value (over parameters), or NULL */
     const char *units;     /* NULL if none */
+    const char *doc;       /* the declaration's docstring, NULL if none */
     double min, max;       /* -inf/+inf when not given */
     int state_priority;    /* 0 when not given */
     bool top_conn;         /* a connector field of the flattened component

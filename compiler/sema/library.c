@@ -118,12 +118,30 @@ static char **list_dir(const char *dir, size_t *n) {
 
 static void load_dir(Program *p, Library *lib, const char *dir, int depth);
 
+/* a .dyad file in dir or below (a folder without one -- data, golden files
+ * -- is no library) */
+static bool has_dyad(Program *p, const char *dir, int depth) {
+    size_t n;
+    char **names = list_dir(dir, &n);
+    bool found = false;
+    for (size_t i = 0; i < n; i++) {
+        if (!found && has_suffix(names[i], ".dyad")) found = true;
+        else if (!found && depth < 32) {
+            char *sub = arena_printf(p->arena, "%s/%s", dir, names[i]);
+            found = is_dir(sub) && has_dyad(p, sub, depth + 1);
+        }
+        free(names[i]);
+    }
+    free(names);
+    return found;
+}
+
 static void load_entry(Program *p, Library *lib, const char *dir, const char *name, int depth) {
     char *path = arena_printf(p->arena, "%s/%s", dir, name);
     if (is_dir(path)) {
         if (strcmp(name, "dyad") == 0) {
             load_dir(p, lib, path, depth + 1);
-        } else if (depth < 32) {
+        } else if (depth < 32 && has_dyad(p, path, depth + 1)) {
             Sym sub = intern_cstr(p->in, name);
             Library *l = hmap_get(&lib->sub_by_name, (uint64_t)(uintptr_t)sub);
             load_dir(p, l ? l : lib_new(p, lib, sub), path, depth + 1);

@@ -3,7 +3,8 @@
  *
  * A Program is a tree of libraries.  The root is anonymous: files given
  * directly on the command line put their definitions there; a folder is a
- * library named after the folder, its sub-folders are sub-libraries
+ * library named after the folder, its sub-folders are sub-libraries (those
+ * with a .dyad file somewhere below; others hold data, e.g. golden files)
  * (`Lib.Sub.Name`); files directly in a library folder or under its `dyad/`
  * sub-folder belong to it.  The base library `Dyad` is visible unqualified
  * everywhere.

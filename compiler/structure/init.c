@@ -282,9 +282,12 @@ static void init_layout(St *t) {
 }
 
 /* row origins: an equation of the simulation system (SEq index), an
- * initial relation (ROW_INITIAL | flat index), a start row (ROW_FIXED | y) */
+ * initial relation (ROW_INITIAL | flat index), a start row of a state
+ * (ROW_FIXED | y), of a `missing` parameter with a guess (ROW_GUESS | p) */
 #define ROW_INITIAL 0x80000000u
 #define ROW_FIXED 0x40000000u
+#define ROW_GUESS 0x20000000u
+#define ROW_INDEX 0x1fffffffu
 
 /* candidate rows by class (see the opening comment), in this order */
 typedef enum { RC_MODEL, RC_OVERRIDE, RC_INITIAL, RC_START, RC_COUNT } RowClass;
@@ -297,8 +300,9 @@ typedef struct {
 } Cand;
 
 static const char *row_name(St *t, uint32_t o) {
-    if (o & ROW_FIXED) return arena_printf(t->arena, "start value of %s", t->s->y_names[o & ~ROW_FIXED]);
-    if (o & ROW_INITIAL) return st_eq_text(t, o & ~ROW_INITIAL, "initial ", "");
+    if (o & ROW_FIXED) return arena_printf(t->arena, "start value of %s", t->s->y_names[o & ROW_INDEX]);
+    if (o & ROW_GUESS) return arena_printf(t->arena, "guess of %s", t->s->param_names[o & ROW_INDEX]);
+    if (o & ROW_INITIAL) return st_eq_text(t, o & ROW_INDEX, "initial ", "");
     SEq *q = &t->eq.data[o];
     return q->flat < 0 ? "derivative of a state" : st_eq_text(t, (uint32_t)q->flat, "", q->order ? " (differentiated)" : "");
 }
@@ -325,6 +329,11 @@ static void candidates(St *t, Expr **init, Cand *c) {
         if (s->y_is_diff[y])
             add_row(t, c, expr_sub(t->c, expr_leaf(t->c, EXPR_Z, y), expr_subst(t->c, s->start[y], map_missing, t)),
                     ROW_FIXED | y);
+    for (uint32_t p = 0; p < s->np; p++) { /* a `missing` parameter nothing else determines: its guess */
+        FlatVar *fv = &t->m->vars.data[t->pvar[p]];
+        if (t->pz[p] >= 0 && fv->guess)
+            add_row(t, c, expr_sub(t->c, expr_leaf(t->c, EXPR_Z, (uint32_t)t->pz[p]), lower(t, fv->guess)), ROW_GUESS | p);
+    }
     c->end[RC_START] = c->rows.len;
 }
 
@@ -359,26 +368,34 @@ static bool all_determined(St *t, Cand *c) {
     Span sp = {0};
     for (uint32_t i = 0; i < t->m->eqs.len && !sp.file; i++)
         if (t->m->eqs.data[i].kind == FE_INITIAL) sp = t->m->eqs.data[i].span;
-    DiagList list = {.arena = t->arena};
+    DiagList vars = {.arena = t->arena}, params = {.arena = t->arena};
     for (uint32_t z = 0; z < s->init_n; z++)
-        if (c->cm[z] < 0)
-            diag_list_add(&list, s->init_target_kind[z] == EXPR_P
-                                     ? arena_printf(t->arena, "%s (a `missing` parameter)", s->init_names[z])
-                                     : s->init_names[z]);
-    diag_error(sp, "the initialization system of `%s` is under-determined: nothing determines %s", t->m->name,
-               diag_list_text(&list, "`dyadc flatten --structure`"));
+        if (c->cm[z] < 0) diag_list_add(s->init_target_kind[z] == EXPR_P ? &params : &vars, s->init_names[z]);
+    const char *hint = "`dyadc flatten --structure`";
+    diag_error(sp, "the initialization system of `%s` is under-determined: nothing determines %s%s%s%s%s", t->m->name,
+               vars.count ? diag_list_text(&vars, hint) : "", vars.count && params.count ? " and " : "",
+               params.count ? "the `missing` parameter" : "", params.count > 1 ? "s " : params.count ? " " : "",
+               params.count ? diag_list_text(&params, hint) : "");
     return false;
 }
 
-/* Warning: the states whose start row was needed (nothing else sets them). */
+/* Warnings: the states and the `missing` parameters whose start row was
+ * needed (nothing else sets them). */
 static void warn_started(St *t, Cand *c) {
-    DiagList list = {.arena = t->arena};
-    for (uint32_t r = c->end[RC_INITIAL]; r < c->end[RC_START]; r++)
-        if (c->rm[r] >= 0) diag_list_add(&list, t->s->y_names[c->src.data[r] & ~ROW_FIXED]);
-    if (list.count)
+    DiagList states = {.arena = t->arena}, params = {.arena = t->arena};
+    for (uint32_t r = c->end[RC_INITIAL]; r < c->end[RC_START]; r++) {
+        uint32_t o = c->src.data[r];
+        if (c->rm[r] >= 0 && (o & ROW_FIXED)) diag_list_add(&states, t->s->y_names[o & ROW_INDEX]);
+        if (c->rm[r] >= 0 && (o & ROW_GUESS)) diag_list_add(&params, t->s->param_names[o & ROW_INDEX]);
+    }
+    const char *hint = "`dyadc flatten --structure`";
+    if (states.count)
         diag_warning((Span){0}, "no initial value for the state%s %s of `%s`; starting at the guess/default",
-                     list.count > 1 ? "s" : "", diag_list_text(&list, "`dyadc flatten --structure`"),
-                     t->m->name);
+                     states.count > 1 ? "s" : "", diag_list_text(&states, hint), t->m->name);
+    if (params.count)
+        diag_warning((Span){0}, "nothing determines the `missing` parameter%s %s of `%s` at initialization; "
+                     "using %s guess", params.count > 1 ? "s" : "", diag_list_text(&params, hint), t->m->name,
+                     params.count > 1 ? "their" : "its");
 }
 
 /* the selected rows that determine the unknowns of row r, for messages */
@@ -410,7 +427,7 @@ static bool add_check(St *t, Cand *c, uint32_t r, Checks *k) {
                       row_name(t, o));
         return false;
     }
-    FlatEq *q = &t->m->eqs.data[o & ~ROW_INITIAL];
+    FlatEq *q = &t->m->eqs.data[o & ROW_INDEX];
     Expr *l = lower(t, st_to_sv(t, q->lhs)), *rhs = lower(t, st_to_sv(t, q->rhs));
     const char *nm = row_name(t, o), *with = determined_by(t, c, r);
     if (expr_is_const(l) && expr_is_const(rhs)) {
@@ -450,8 +467,8 @@ static bool emit_rows(St *t, Cand *c) {
         uint32_t row = sel.len;
         vec_push(t->arena, &sel, c->rows.data[r]);
         s->init_eq_names[row] = row_name(t, o);
-        if (o & ROW_FIXED) s->initial_row[o & ~ROW_FIXED] = (int32_t)row;
-        if (o & ROW_INITIAL) row_of[o & ~ROW_INITIAL] = (int32_t)row + 1;
+        if (o & ROW_FIXED) s->initial_row[o & ROW_INDEX] = (int32_t)row;
+        if (o & ROW_INITIAL) row_of[o & ROW_INDEX] = (int32_t)row + 1;
     }
     if (!ok) return false;
     for (uint32_t y = 0; y < s->ny; y++) /* the relation --initial replaces, else the start row */

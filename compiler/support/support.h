@@ -152,6 +152,27 @@ void diag_list_add(DiagList *l, const char *name);      /* quoted as `name` */
 const char *diag_list_text(const DiagList *l, const char *hint); /* hint may be NULL */
 const char *fmt_thousands(Arena *a, uint64_t n);           /* 19990 -> "19,990" */
 
+/* ---------- JSON (json.c): metadata, with the offset of every value ---------- */
+
+typedef enum { JSON_NULL, JSON_BOOL, JSON_NUMBER, JSON_STRING, JSON_ARRAY, JSON_OBJECT } JsonKind;
+
+typedef struct JsonValue JsonValue;
+struct JsonValue {
+    JsonKind kind;
+    uint32_t lo, hi;       /* byte offsets of the value in the parsed text */
+    uint32_t key_lo;       /* member of an object: offset of its key */
+    double num;            /* NUMBER; BOOL: 1 or 0 */
+    const char *str;       /* STRING, decoded (UTF-8) */
+    uint32_t n;            /* ARRAY, OBJECT: members, in text order */
+    JsonValue **items;     /* [n] */
+    const char **keys;     /* OBJECT: [n] decoded keys */
+};
+
+/* Strict JSON; NULL on a syntax error, with its offset and a message. */
+JsonValue *json_parse(Arena *a, const char *text, size_t len, uint32_t *err_off, const char **err_msg);
+/* The member `key` of an object (the first one), NULL if none or not an object. */
+JsonValue *json_get(const JsonValue *obj, const char *key);
+
 /* "did you mean": the candidate closest to `name` by edit distance, or NULL */
 Sym suggest_name(Sym name, Sym const *cands, uint32_t ncands);
 

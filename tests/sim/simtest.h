@@ -106,4 +106,25 @@ static char *st_slurp(const char *path) {
     return strdup(buf);
 }
 
+/* `dyadc run FILE --model MODEL --stop STOP --interval DT --rtol RTOL --atol ATOL
+ * -o CSV` (log in CSV.log, shown on failure), then the CSV read into c:
+ * 0, or the exit status (-1: the CSV could not be read) */
+static inline int st_run_csv(const char *dyadc, const char *file, const char *model, const char *stop,
+                      const char *interval, const char *rtol, const char *atol, const char *csv,
+                      StCsv *c) {
+    char log[256];
+    snprintf(log, sizeof log, "%s.log", csv);
+    char *argv[] = {(char *)dyadc, "run", (char *)file, "--model", (char *)model, "--stop", (char *)stop,
+                    "--interval", (char *)interval, "--rtol", (char *)rtol, "--atol", (char *)atol,
+                    "-o", (char *)csv, NULL};
+    int rc = st_run(argv, log);
+    if (rc != 0) {
+        char *text = st_slurp(log);
+        fprintf(stderr, "%s %s failed:\n%s\n", file, model, text);
+        free(text);
+        return rc;
+    }
+    return st_csv_read(csv, c);
+}
+
 #endif

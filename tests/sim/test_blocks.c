@@ -19,19 +19,7 @@ static const double PI = 3.14159265358979323846;
 
 static void run_model(const char *file, const char *model, const char *stop, const char *csv,
                       StCsv *c) {
-    char log[256];
-    snprintf(log, sizeof log, "%s.log", csv);
-    char *argv[] = {(char *)DYADC, "run", (char *)SRC(file), "--model", (char *)model,
-                    "--stop", (char *)stop, "--interval", "0.01", "--rtol", "1e-8",
-                    "--atol", "1e-10", "-o", (char *)csv, NULL};
-    int rc = st_run(argv, log);
-    if (rc != 0) {
-        char *text = st_slurp(log);
-        fprintf(stderr, "%s %s failed:\n%s\n", file, model, text);
-        free(text);
-    }
-    ck_assert_int_eq(rc, 0);
-    ck_assert_int_eq(st_csv_read(csv, c), 0);
+    ck_assert_int_eq(st_run_csv(DYADC, SRC(file), model, stop, "0.01", "1e-8", "1e-10", csv, c), 0);
     ck_assert_int_gt(c->nrows, 10);
 }
 

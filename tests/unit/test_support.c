@@ -162,6 +162,56 @@ START_TEST(capped_lists) {
 }
 END_TEST
 
+/* json.c: values with their offsets, decoded strings, errors with offsets */
+START_TEST(json_values_offsets_errors) {
+    Arena *a = arena_new();
+    const char *text = "{\"tests\": {\"case1\": {\"stop\": 1.5e1, \"atol\": {\"x\": 1e-3},\n"
+                       "  \"expect\": {\"signals\": [\"x\", \"y\"], \"ok\": true, \"no\": null}}},\n"
+                       "  \"s\": \"a\\\"b\\u00e9\\ud83d\\ude00\", \"neg\": -0.25}";
+    uint32_t off = 0;
+    const char *msg = NULL;
+    JsonValue *v = json_parse(a, text, strlen(text), &off, &msg);
+    ck_assert_ptr_nonnull(v);
+    JsonValue *c = json_get(json_get(v, "tests"), "case1");
+    ck_assert_int_eq(c->kind, JSON_OBJECT);
+    JsonValue *stop = json_get(c, "stop");
+    ck_assert_double_eq(stop->num, 15.0);
+    ck_assert_int_eq(strncmp(text + stop->lo, "1.5e1", stop->hi - stop->lo), 0);
+    ck_assert_int_eq(strncmp(text + stop->key_lo, "\"stop\"", 6), 0);
+    JsonValue *sig = json_get(json_get(c, "expect"), "signals");
+    ck_assert_int_eq(sig->kind, JSON_ARRAY);
+    ck_assert_uint_eq(sig->n, 2);
+    ck_assert_str_eq(sig->items[1]->str, "y");
+    ck_assert_double_eq(json_get(json_get(c, "expect"), "ok")->num, 1);
+    ck_assert_int_eq(json_get(json_get(c, "expect"), "no")->kind, JSON_NULL);
+    ck_assert_str_eq(json_get(v, "s")->str, "a\"b\xc3\xa9\xf0\x9f\x98\x80");
+    ck_assert_double_eq(json_get(v, "neg")->num, -0.25);
+    ck_assert_ptr_null(json_get(v, "absent"));
+    static const struct { const char *text; uint32_t off; const char *msg; } bad[] = {
+        {"{\"a\": 1,}", 8, "expected a string key"},
+        {"{\"a\" 1}", 5, "expected ':'"},
+        {"[1, 2", 5, "expected ',' or ']'"},
+        {"{\"a\": 01}", 7, "expected ',' or '}'"},
+        {"{\"a\": \"x\\q\"}", 10, "invalid escape"},
+        {"{\"a\": tru}", 6, "expected a value"},
+        {"1 2", 2, "text after"},
+        {"-", 1, "invalid number"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        v = json_parse(a, bad[i].text, strlen(bad[i].text), &off, &msg);
+        ck_assert_msg(!v, "%s parsed", bad[i].text);
+        ck_assert_msg(strstr(msg, bad[i].msg) != NULL, "%s: %s", bad[i].text, msg);
+        ck_assert_msg(off == bad[i].off, "%s: offset %u, expected %u", bad[i].text, off, bad[i].off);
+    }
+    char deep[2000];
+    memset(deep, '[', sizeof deep);
+    v = json_parse(a, deep, sizeof deep, &off, &msg);
+    ck_assert_ptr_null(v);
+    ck_assert_str_eq(msg, "nested too deeply");
+    arena_free(a);
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("support");
     TCase *tc = tcase_create("core");
@@ -173,6 +223,7 @@ int main(void) {
     tcase_add_test(tc, repeated_diagnostics_print_once);
     tcase_add_test(tc, suggestions);
     tcase_add_test(tc, capped_lists);
+    tcase_add_test(tc, json_values_offsets_errors);
     suite_add_tcase(s, tc);
     int failed = check_failures(s);
     return failed ? 1 : 0;

@@ -1,0 +1,52 @@
+/*
+ * archive.c -- the FMU file: a zip (libzip) holding modelDescription.xml and
+ * binaries/linux64/<modelIdentifier>.so.  Written to a temporary name
+ * beside the target and renamed, so a failed export never leaves a
+ * half-written FMU under the requested name.
+ */
+#include <errno.h>
+#include <string.h>
+#include <zip.h>
+
+#include "fmi.h"
+
+static int zip_failed(zip_t *z, const char *path, const char *what)
+{
+    diag_error((Span){0}, "cannot write '%s': %s: %s", path, what, z ? zip_strerror(z) : "");
+    if (z)
+        zip_discard(z);
+    return 1;
+}
+
+int fmi_archive(const char *fmu_path, const char *xml, size_t xml_len, const char *so_path,
+                const FmiExport *x)
+{
+    char tmp[4096], entry[512];
+    snprintf(tmp, sizeof tmp, "%s.tmp", fmu_path);
+    snprintf(entry, sizeof entry, "binaries/linux64/%s.so", x->model_identifier);
+    remove(tmp);
+    int err = 0;
+    zip_t *z = zip_open(tmp, ZIP_CREATE | ZIP_TRUNCATE, &err);
+    if (!z) {
+        diag_error((Span){0}, "cannot create '%s' (libzip error %d)", tmp, err);
+        return 1;
+    }
+    zip_source_t *md = zip_source_buffer(z, xml, xml_len, 0);
+    if (!md || zip_file_add(z, "modelDescription.xml", md, ZIP_FL_ENC_UTF_8) < 0) {
+        zip_source_free(md);
+        return zip_failed(z, fmu_path, "modelDescription.xml");
+    }
+    zip_source_t *so = zip_source_file(z, so_path, 0, 0)  /* 0: to the end */;
+    if (!so || zip_file_add(z, entry, so, ZIP_FL_ENC_UTF_8) < 0) {
+        zip_source_free(so);
+        return zip_failed(z, fmu_path, entry);
+    }
+    if (zip_close(z) < 0)
+        return zip_failed(z, fmu_path, "closing the archive");
+    if (rename(tmp, fmu_path) != 0) {
+        diag_error((Span){0}, "cannot write '%s': %s", fmu_path, strerror(errno));
+        remove(tmp);
+        return 1;
+    }
+    return 0;
+}

@@ -1,0 +1,368 @@
+/*
+ * describe.c -- modelDescription.xml (FMI 2.0.4, chapter 2.2) for a System.
+ *
+ * ModelVariables, in value-reference order (index = vr + 1 for parameters
+ * and variables; derivatives follow in state order):
+ *   parameter p_i       causality parameter, variability fixed, initial
+ *                       exact, start = its constant default;
+ *                       `final`/constant with a constant value: local,
+ *                       constant; dependent or `missing`: calculatedParameter,
+ *                       initial calculated;
+ *   variable k          the component's own RealOutput: causality output,
+ *                       else local; variability continuous; initial
+ *                       calculated (the initialization computes it);
+ *   der(x)              for each state x (a differential unknown y_i whose
+ *                       value is variable k exactly): local, continuous,
+ *                       <Real derivative="index of k"/>.
+ * Units and descriptions come from the flat model (its variables found by
+ * name).
+ * ModelStructure: Outputs, Derivatives, InitialUnknowns (outputs,
+ * calculated parameters, states and derivatives), each ascending, without
+ * `dependencies` (the standard then assumes every known may matter).
+ * O(np + nout + ny + number of units^2); the units are few.
+ */
+#include <string.h>
+
+#include "dyadrt.h"
+#include "fmi.h"
+
+typedef struct Desc {
+    FILE *out;
+    const System *s;
+    const FlatModel *m;
+    const FlatVar **pvar;      /* [np] flat variable of each parameter slot */
+    const FlatVar **ovar;      /* [nout] flat variable of each output column */
+    int32_t *state_col;        /* [ny] output column that is y_i, -1 */
+    uint32_t *der_idx;         /* [ny] 1-based index of der(y_i) when a state */
+    unsigned char *is_state;   /* [nout] the column is a state variable */
+    const char **units;        /* distinct units */
+    uint32_t nunits;
+} Desc;
+
+/* XML attribute text. */
+static void esc(FILE *f, const char *s)
+{
+    for (; *s; s++) {
+        switch (*s) {
+        case '&': fputs("&amp;", f); break;
+        case '<': fputs("&lt;", f); break;
+        case '>': fputs("&gt;", f); break;
+        case '"': fputs("&quot;", f); break;
+        case '\n': fputs("&#10;", f); break;
+        default: fputc(*s, f); break;
+        }
+    }
+}
+
+static bool ident_char(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || (c >= '0' && c <= '9');
+}
+
+const char *fmi_identifier(Arena *a, const char *fmu_path)
+{
+    const char *base = strrchr(fmu_path, '/');
+    base = base ? base + 1 : fmu_path;
+    size_t len = strlen(base);
+    if (len > 4 && strcmp(base + len - 4, ".fmu") == 0)
+        len -= 4;
+    char *id = arena_alloc(a, len + 2);
+    size_t n = 0;
+    if (len == 0 || (base[0] >= '0' && base[0] <= '9'))
+        id[n++] = '_';
+    for (size_t i = 0; i < len; i++)
+        id[n++] = ident_char(base[i]) ? base[i] : '_';
+    id[n] = '\0';
+    return id;
+}
+
+/* Parameter slots and output columns to flat variables, by name (the
+ * System's names are the flat variables' strings; a hash of the text, so
+ * no pointer identity is assumed).  O(number of variables). */
+static uint64_t name_key(const char *s)
+{
+    return dyrt_fnv1a(0xcbf29ce484222325ULL, s);
+}
+
+static const FlatVar *find_var(const HashMap *h, const char *name)
+{
+    const FlatVar *v = hmap_get(h, name_key(name));
+    return v && strcmp(v->name, name) == 0 ? v : NULL;
+}
+
+static int map_vars(Desc *d, Arena *a)
+{
+    const System *s = d->s;
+    HashMap h = {0};
+    for (uint32_t i = 0; i < d->m->vars.len; i++)
+        hmap_put(a, &h, name_key(d->m->vars.data[i].name), &d->m->vars.data[i]);
+    d->pvar = ARENA_ARRAY(a, const FlatVar *, s->np + 1);
+    d->ovar = ARENA_ARRAY(a, const FlatVar *, s->nout + 1);
+    for (uint32_t p = 0; p < s->np; p++)
+        if (!(d->pvar[p] = find_var(&h, s->param_names[p]))) {
+            diag_internal("fmi: parameter `%s` is not in the flat model", s->param_names[p]);
+            return 1;
+        }
+    for (uint32_t k = 0; k < s->nout; k++)
+        if (!(d->ovar[k] = find_var(&h, s->out_names[k]))) {
+            diag_internal("fmi: variable `%s` is not in the flat model", s->out_names[k]);
+            return 1;
+        }
+    return 0;
+}
+
+/* The output column that is exactly y_i (the state variable), as the
+ * runtime finds it (dyrt_model_output_states: a copy of y_i without
+ * operations). */
+static void map_states(Desc *d, Arena *a)
+{
+    const System *s = d->s;
+    d->state_col = ARENA_ARRAY(a, int32_t, s->ny + 1);
+    for (uint32_t i = 0; i < s->ny; i++)
+        d->state_col[i] = -1;
+    for (uint32_t k = s->nout_copy; k-- > 0;) {     /* the first column wins */
+        const SysCopy *c = &s->out_copy[k];
+        if (c->src == SYS_SRC_Y && c->ops == 0 && s->y_is_diff[c->index])
+            d->state_col[c->index] = (int32_t)c->dest;
+    }
+    d->der_idx = ARENA_ARRAY(a, uint32_t, s->ny + 1);
+    d->is_state = ARENA_ARRAY(a, unsigned char, s->nout + 1);
+    uint32_t n = s->np + s->nout;
+    for (uint32_t i = 0; i < s->ny; i++)
+        if (d->state_col[i] >= 0) {
+            d->der_idx[i] = ++n;
+            d->is_state[d->state_col[i]] = 1;
+        }
+}
+
+static void collect_unit(Desc *d, Arena *a, const char *u)
+{
+    if (!u || !*u)
+        return;
+    for (uint32_t i = 0; i < d->nunits; i++)
+        if (strcmp(d->units[i], u) == 0)
+            return;
+    const char **grown = ARENA_ARRAY(a, const char *, d->nunits + 1);
+    memcpy(grown, d->units, sizeof *grown * d->nunits);
+    grown[d->nunits++] = u;
+    d->units = grown;
+}
+
+static void unit_definitions(Desc *d, Arena *a)
+{
+    for (uint32_t p = 0; p < d->s->np; p++)
+        collect_unit(d, a, d->pvar[p]->units);
+    for (uint32_t k = 0; k < d->s->nout; k++)
+        collect_unit(d, a, d->ovar[k]->units);
+    if (d->nunits == 0)
+        return;
+    fputs("  <UnitDefinitions>\n", d->out);
+    for (uint32_t i = 0; i < d->nunits; i++) {
+        fputs("    <Unit name=\"", d->out);
+        esc(d->out, d->units[i]);
+        fputs("\"/>\n", d->out);
+    }
+    fputs("  </UnitDefinitions>\n", d->out);
+}
+
+static void var_open(Desc *d, const char *name, uint32_t vr, const char *attrs, const char *doc)
+{
+    fputs("    <ScalarVariable name=\"", d->out);
+    esc(d->out, name);
+    fprintf(d->out, "\" valueReference=\"%u\" %s", vr, attrs);
+    if (doc && *doc) {
+        fputs(" description=\"", d->out);
+        esc(d->out, doc);
+        fputc('"', d->out);
+    }
+    fputs(">\n      <Real", d->out);
+}
+
+static void var_close(Desc *d, const char *unit)
+{
+    if (unit && *unit) {
+        fputs(" unit=\"", d->out);
+        esc(d->out, unit);
+        fputc('"', d->out);
+    }
+    fputs("/>\n    </ScalarVariable>\n", d->out);
+}
+
+static bool is_calculated_param(const System *s, uint32_t p)
+{
+    unsigned char f = s->param_flags[p];
+    const Expr *def = s->param_default[p];
+    return !(f & SYS_PARAM_DISCRETE) &&
+           ((f & (SYS_PARAM_MISSING | SYS_PARAM_DEPENDENT)) || !def || !expr_is_const(def));
+}
+
+static int parameter(Desc *d, uint32_t p)
+{
+    const System *s = d->s;
+    const FlatVar *v = d->pvar[p];
+    const Expr *def = s->param_default[p];
+    if (s->param_flags[p] & SYS_PARAM_DISCRETE) {     /* a clocked value */
+        var_open(d, v->name, p, "causality=\"local\" variability=\"discrete\" "
+                 "initial=\"calculated\"", v->doc);
+        var_close(d, v->units);
+        return 0;
+    }
+    if ((s->param_flags[p] & SYS_PARAM_REQUIRED) || (!def && !(s->param_flags[p] & SYS_PARAM_MISSING))) {
+        diag_error(v->span, "parameter `%s` has no value; an FMU needs a start value for every "
+                   "parameter: give it one in the model", v->name);
+        return 1;
+    }
+    if (is_calculated_param(s, p)) {
+        var_open(d, v->name, p, "causality=\"calculatedParameter\" variability=\"fixed\" "
+                 "initial=\"calculated\"", v->doc);
+    } else {
+        bool fin = s->param_flags[p] & SYS_PARAM_FINAL;
+        var_open(d, v->name, p, fin ? "causality=\"local\" variability=\"constant\" initial=\"exact\""
+                                    : "causality=\"parameter\" variability=\"fixed\" initial=\"exact\"",
+                 v->doc);
+        fprintf(d->out, " start=\"%.17g\"", def->value);
+    }
+    var_close(d, v->units);
+    return 0;
+}
+
+static bool is_output(const FlatVar *v)
+{
+    return v->top_conn && v->conn == FC_OUTPUT;
+}
+
+static void variable(Desc *d, uint32_t k)
+{
+    const FlatVar *v = d->ovar[k];
+    var_open(d, v->name, d->s->np + k, is_output(v)
+             ? "causality=\"output\" variability=\"continuous\" initial=\"calculated\""
+             : "causality=\"local\" variability=\"continuous\" initial=\"calculated\"", v->doc);
+    var_close(d, v->units);
+}
+
+static void derivative(Desc *d, uint32_t i)
+{
+    const System *s = d->s;
+    int32_t col = d->state_col[i];
+    const FlatVar *v = d->ovar[col];
+    char name[1024];
+    snprintf(name, sizeof name, "der(%s)", v->name);
+    var_open(d, name, s->np + s->nout + i, "causality=\"local\" variability=\"continuous\" "
+             "initial=\"calculated\"", NULL);
+    fprintf(d->out, " derivative=\"%u\"", s->np + (uint32_t)col + 1);
+    var_close(d, NULL);        /* its unit (unit/s) is not among the declared ones */
+}
+
+/* One ModelStructure list; left out when empty (the schema wants at least
+ * one Unknown in each). */
+static void section(Desc *d, const char *name, const uint32_t *idx, uint32_t n)
+{
+    if (n == 0)
+        return;
+    fprintf(d->out, "    <%s>\n", name);
+    for (uint32_t i = 0; i < n; i++)
+        fprintf(d->out, "      <Unknown index=\"%u\"/>\n", idx[i]);
+    fprintf(d->out, "    </%s>\n", name);
+}
+
+static void model_structure(Desc *d, Arena *a)
+{
+    const System *s = d->s;
+    uint32_t *idx = ARENA_ARRAY(a, uint32_t, s->np + s->nout + s->ny + 1), n = 0;
+    fputs("  <ModelStructure>\n", d->out);
+    for (uint32_t k = 0; k < s->nout; k++)
+        if (is_output(d->ovar[k]))
+            idx[n++] = s->np + k + 1;
+    section(d, "Outputs", idx, n);
+    n = 0;
+    for (uint32_t i = 0; i < s->ny; i++)
+        if (d->state_col[i] >= 0)
+            idx[n++] = d->der_idx[i];
+    section(d, "Derivatives", idx, n);
+    n = 0;
+    for (uint32_t p = 0; p < s->np; p++)
+        if (is_calculated_param(s, p))
+            idx[n++] = p + 1;
+    for (uint32_t k = 0; k < s->nout; k++)
+        if (is_output(d->ovar[k]) || d->is_state[k])
+            idx[n++] = s->np + k + 1;
+    for (uint32_t i = 0; i < s->ny; i++)
+        if (d->state_col[i] >= 0)
+            idx[n++] = d->der_idx[i];
+    section(d, "InitialUnknowns", idx, n);
+    fputs("  </ModelStructure>\n", d->out);
+}
+
+/* dyrt_model_guid over the System's names (the same strings, same order). */
+static void guid(const System *s, char *buf)
+{
+    DyrtModel m = {.name = s->model_name, .np = (int32_t)s->np, .nout = (int32_t)s->nout,
+                   .ny = (int32_t)s->ny, .param_names = s->param_names,
+                   .out_names = s->out_names, .y_names = s->y_names};
+    dyrt_model_guid(&m, buf);
+}
+
+static void header(Desc *d, const FmiExport *x)
+{
+    const System *s = d->s;
+    FILE *f = d->out;
+    char g[DYRT_GUID_LEN];
+    guid(s, g);
+    fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<fmiModelDescription fmiVersion=\"2.0\" "
+          "modelName=\"", f);
+    esc(f, s->model_name);
+    fprintf(f, "\" guid=\"%s\" generationTool=\"dyadc %s\" variableNamingConvention=\"flat\" "
+            "numberOfEventIndicators=\"%u\">\n", g, x->version, s->nz);
+    const char *common = "canNotUseMemoryManagementFunctions=\"true\" canGetAndSetFMUstate=\"false\" "
+                         "canSerializeFMUstate=\"false\"";
+    if (x->me)
+        fprintf(f, "  <ModelExchange modelIdentifier=\"%s\" %s providesDirectionalDerivative=\"true\"/>\n",
+                x->model_identifier, common);
+    if (x->cs)
+        fprintf(f, "  <CoSimulation modelIdentifier=\"%s\" %s canHandleVariableCommunicationStepSize=\"true\" "
+                "providesDirectionalDerivative=\"false\"/>\n", x->model_identifier, common);
+}
+
+static void default_experiment(Desc *d)
+{
+    const System *s = d->s;
+    fprintf(d->out, "  <DefaultExperiment startTime=\"%.17g\"", s->start_time);
+    if (s->stop_time > s->start_time)
+        fprintf(d->out, " stopTime=\"%.17g\"", s->stop_time);
+    if (s->rtol > 0)
+        fprintf(d->out, " tolerance=\"%.17g\"", s->rtol);
+    if (s->interval > 0)
+        fprintf(d->out, " stepSize=\"%.17g\"", s->interval);
+    fputs("/>\n", d->out);
+}
+
+int fmi_describe(FILE *out, const System *s, const FlatModel *m, const FmiExport *x)
+{
+    if (x->me && s->nclocks > 0) {
+        diag_error((Span){0}, "model `%s` has clocked partitions, which Model Exchange does not "
+                   "support yet; export it for Co-Simulation (--kind cs)", s->model_name);
+        return 1;
+    }
+    Arena *a = arena_new();
+    Desc d = {.out = out, .s = s, .m = m};
+    int rc = map_vars(&d, a);
+    if (!rc) {
+        map_states(&d, a);
+        header(&d, x);
+        unit_definitions(&d, a);
+        default_experiment(&d);
+        fputs("  <ModelVariables>\n", out);
+        for (uint32_t p = 0; p < s->np; p++)
+            rc |= parameter(&d, p);
+        for (uint32_t k = 0; k < s->nout; k++)
+            variable(&d, k);
+        for (uint32_t i = 0; i < s->ny; i++)
+            if (d.state_col[i] >= 0)
+                derivative(&d, i);
+        fputs("  </ModelVariables>\n", out);
+        model_structure(&d, a);
+        fputs("</fmiModelDescription>\n", out);
+    }
+    arena_free(a);
+    return rc;
+}
