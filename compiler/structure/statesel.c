@@ -266,7 +266,7 @@ static uint32_t choose(St *t, Mat *a, uint32_t *cols, uint32_t *nfixed) {
             }
             uint32_t nvar = a->npiv - before;
             if (varying && nvar && a->npiv == a->nr && avail > nvar && t->sv.data[cols[g0]].order == 1 &&
-                prio(t, cols[g0]) == 0) {
+                prio(t, cols[g0]) == 0 && !t->opt.static_states) {
                 *nfixed = before;
                 a->cand = mask;
             }

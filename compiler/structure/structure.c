@@ -407,10 +407,13 @@ static void build_asserts(St *t) {
     }
 }
 
-System *structure(FlatModel *m) {
+System *structure(FlatModel *m) { return structure_with(m, &(StructOptions){0}); }
+
+System *structure_with(FlatModel *m, const StructOptions *o) {
     unsigned errors = diag_error_count();
     St t = {0};
     t.m = m;
+    t.opt = *o;
     t.c = m->ctx;
     t.arena = expr_ctx_arena(m->ctx); /* the System lives with the flat model's expressions */
     System *s = t.s = ARENA_NEW(t.arena, System);

@@ -89,6 +89,7 @@ typedef struct {
 
 typedef struct {
     FlatModel *m;
+    StructOptions opt;
     System *s;
     Arena *arena;
     ExprCtx *c;
