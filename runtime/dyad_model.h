@@ -99,7 +99,7 @@
 
 #include <stdint.h>
 
-#define DYRT_ABI_VERSION 5
+#define DYRT_ABI_VERSION 6
 #define DYRT_MODEL_SYMBOL "dyad_model"
 
 /* param_flags bits */
@@ -318,7 +318,13 @@ typedef struct DyrtModel {
     const char *const *coef_check_msgs; /* [ncoef_check] */
     DyrtCoefCheckFn check_coefs;
 
-    /* ABI 5, appended (0 / NULL: none): state sets, see "State sets". */
+    /* ABI 6, appended (NULL: none): out_alias[k] = +-(j + 1) when output
+     * column k always equals column j < k (or its negation): the same
+     * expression after alias elimination.  Result files (-o FILE.mat)
+     * store such a column as a reference to j. */
+    const int32_t *out_alias;         /* [nout] */
+
+    /* ABI 6, appended (0 / NULL: none): state sets, see "State sets". */
     int32_t nsets;
     const int32_t *set_info;          /* [DYRT_SET_INFO * nsets] */
     const int32_t *set_state_y;       /* [sum of nstates] y slot of each set state */

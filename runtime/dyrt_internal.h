@@ -174,6 +174,13 @@ typedef struct DyrtRun {
     int progress_shown;
     double t_setup, t_integrate; /* wall seconds per phase (integration without output) */
     double t_output;           /* wall seconds computing and writing output rows */
+    /* -o FILE.mat (matfile.c) */
+    int mat;                   /* 1: MAT v4 instead of CSV */
+    int mat_begun;             /* the headers are written */
+    int mat_nparams, mat_nstored; /* rows of data_1 (after time), of data_2 */
+    int *mat_stored;           /* [ncols] the selected columns stored in data_2 */
+    double *mat_buf;           /* one data_2 column */
+    long mat_cols_at;          /* file offset of data_2's column count */
 } DyrtRun;
 
 /* util.c */
@@ -198,6 +205,11 @@ int dyrt_coef_checks(const DyrtSim *s);
 int dyrt_params_check(const DyrtSim *s);
 int dyrt_apply_initials(DyrtSim *s);
 int dyrt_initial_target(const DyrtSim *s, const DyrtNameValue *nv, int *row, int *z, double *value);
+
+/* matfile.c */
+int dyrt_mat_wanted(const char *path);
+int dyrt_mat_row(DyrtRun *r, double t, const double *vals);
+int dyrt_mat_close(DyrtRun *r);
 
 /* output.c */
 int dyrt_output_setup(DyrtRun *r);

@@ -1,6 +1,7 @@
 /*
  * output.c -- the result CSV (DESIGN.md section 4) and the output times.
  *
+ * `-o FILE.mat` writes the same rows as a MAT v4 file instead (matfile.c).
  * Header `time,<out_names...>` (or the --vars subset, in its order), one row
  * per output time, every value printed as %.17g prints it, so it reads back
  * exactly (by dyrt_format_double, numfmt.c: the same text, several times
@@ -130,7 +131,8 @@ static int open_output(DyrtRun *r)
         path = def;
     }
     snprintf(r->out_path, sizeof r->out_path, "%s", path);
-    r->out = fopen(path, "w");
+    r->mat = dyrt_mat_wanted(path);
+    r->out = fopen(path, r->mat ? "wb" : "w");
     if (!r->out) {
         dyrt_error("cannot open '%s' for writing: %s", path, strerror(errno));
         return DYRT_EXIT_USER;
@@ -141,6 +143,8 @@ static int open_output(DyrtRun *r)
 
 static int write_header(DyrtRun *r)
 {
+    if (r->mat)
+        return 0;              /* with the first row (matfile.c) */
     fputs("time", r->out);
     for (int k = 0; k < r->ncols; k++)
         fprintf(r->out, ",%s", r->m->out_names[r->cols[k]]);
@@ -186,6 +190,12 @@ int dyrt_output_values(DyrtRun *r, double t, const double *vals)
     if (rc)
         return rc;
     double t0 = dyrt_now();
+    if (r->mat) {
+        rc = dyrt_mat_row(r, t, vals);
+        r->rows += !rc;
+        r->t_output += dyrt_now() - t0;
+        return rc;
+    }
     char *p = r->rowbuf;
     p += dyrt_format_double(p, t);
     for (int k = 0; k < r->ncols; k++) {
@@ -205,6 +215,8 @@ int dyrt_output_values(DyrtRun *r, double t, const double *vals)
 
 void dyrt_output_close(DyrtRun *r)
 {
+    if (r->out && r->mat)
+        dyrt_mat_close(r);
     if (r->out && r->close_out)
         fclose(r->out);
     else if (r->out)

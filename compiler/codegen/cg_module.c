@@ -57,7 +57,8 @@
     X(I32, nsrc) X(PTR, src_names) X(I32, neq) X(PTR, eq_src)            \
     X(PTR, resid_eq) X(PTR, out_eq) X(PTR, out_rank)                     \
     X(I32, nrisk) X(PTR, risk_eq) X(PTR, risk_kind) X(PTR, risk_arg) \
-    X(I32, ncoef_check) X(PTR, coef_check_msgs) X(PTR, check_coefs)       \
+    X(I32, ncoef_check) X(PTR, coef_check_msgs) X(PTR, check_coefs)      \
+    X(PTR, out_alias) \
     X(I32, nsets) X(PTR, set_info) X(PTR, set_state_y) X(PTR, set_init)  \
     X(PTR, set_cand_names) X(I32, set_neval) X(PTR, set_eval)
 
@@ -639,6 +640,7 @@ static void fill_data(Cg *g, const System *s, LLVMValueRef *v) {
     v[MF_param_names] = names_global(g, "param_names", s->param_names, s->np);
     v[MF_param_flags] = param_flags(g, s);
     v[MF_out_names] = names_global(g, "out_names", s->out_names, s->nout);
+    v[MF_out_alias] = i32_global(g, "out_alias", s->out_alias, s->nout);
     v[MF_assert_messages] = names_global(g, "assert_messages", s->assert_msg, s->nassert);
     v[MF_ncoef_check] = i32c(g, s->ncoef_check);
     v[MF_coef_check_msgs] = names_global(g, "coef_check_msgs", s->coef_check_msg, s->ncoef_check);

@@ -251,6 +251,9 @@ typedef struct System {
     uint32_t nout_copy;
     SysCopy *out_copy;            /* [nout_copy] the columns that are copies,
                                      ascending dest; the others are computed */
+    int32_t *out_alias;           /* [nout] 0, or +-(j + 1): column k is column
+                                     j < k (or its negation), the same
+                                     expression (tables.c); for result files */
 
     /* coefficient checks (structure/solve.c): an equation is solved for a
      * variable by dividing by coef_check[k], an expression of parameters;
