@@ -407,6 +407,7 @@ static void build_asserts(St *t) {
 
 System *structure(FlatModel *m) {
     unsigned errors = diag_error_count();
+    flat_fold_constants(m); /* structural parameters by value: their zeros vanish */
     St t = {0};
     t.m = m;
     t.c = m->ctx;
