@@ -22,6 +22,7 @@
 #include <klu.h>
 
 #include "dyadrt.h"
+#include "numfmt.h"  /* dyrt_num: every number in a message */
 
 /* Only systems with at most this many unknowns and a Jacobian at least a
  * quarter full use a dense matrix and LU; the others a sparse CSC matrix
@@ -85,6 +86,31 @@ typedef enum DyrtSimPhase {
 /* The solver state of one simulation (the handle of dyadrt.h).  Allocated
  * by dyrt_create (parameter arrays) and dyrt_init (initial values, IDA);
  * the integration allocates nothing. */
+/* one switch of a state set, for -v */
+typedef struct DyrtSetSwitch {
+    double t;
+    int set;
+    const char *from, *to;     /* the first state's candidate before and after */
+} DyrtSetSwitch;
+
+/* state sets at run time (stateset.c): scratch and the switches */
+typedef struct DyrtSets {
+    double *eval;              /* [set_neval] set_eval's output */
+    int njac, ncand;           /* its Jacobian entries, candidates */
+    double *mat, *lu;          /* elimination scratch */
+    int *dummy, *best, *pick;  /* [max ncand] */
+    long switches;
+    DyrtSetSwitch log[DYRT_EVENT_LOG];
+} DyrtSets;
+
+/* --input FILE.csv (inputs.c) */
+typedef struct DyrtInputTable {
+    int n;                     /* columns besides time */
+    int *slot;                 /* [n] parameter slot of each column */
+    long nrows, cursor;        /* rows; the row at or before the last time asked */
+    double *rows;              /* [nrows][n + 1]: time, values */
+} DyrtInputTable;
+
 struct DyrtSim {
     const DyrtModel *m;
     DyrtSimPhase phase;
@@ -106,6 +132,8 @@ struct DyrtSim {
     unsigned char *given;      /* [np] */
     double *y0, *yp0;          /* [ny] consistent start (before IDA) */
     double *outbuf;            /* [nout] scratch row for dyrt_get */
+    DyrtInputTable table;      /* --input; empty: inputs set by dyrt_set_input */
+    int input_changed;         /* an input was set since the last step: restart */
     DyrtNameValue *initials;   /* dyrt_set_initial, in call order (owned names) */
     int ninitials;
     /* IDA */
@@ -123,6 +151,7 @@ struct DyrtSim {
     int chatter_count;         /* ... and the events within the window of it */
     int failed_assert;         /* 1 + index of the assertion that failed at an event */
     DyrtClocks clk;
+    DyrtSets sets;
     /* diagnostics */
     int bad_res;               /* index of the last non-finite residual, -1 */
     double bad_t;              /* ... and the point where it was evaluated */
@@ -187,6 +216,11 @@ int dyrt_coef_checks(const DyrtSim *s);
 int dyrt_params_check(const DyrtSim *s);
 int dyrt_apply_initials(DyrtSim *s);
 int dyrt_initial_target(const DyrtSim *s, const DyrtNameValue *nv, int *row, int *z, double *value);
+
+/* inputs.c */
+void dyrt_inputs_at(DyrtSim *s, double t);
+double dyrt_inputs_next(const DyrtSim *s, double tn);
+void dyrt_inputs_free(DyrtSim *s);
 
 /* matfile.c */
 int dyrt_mat_wanted(const char *path);
@@ -253,6 +287,14 @@ int dyrt_me_directional(DyrtMe *me, double t, const double *y, const double *yp,
 /* nonfinite.c */
 const char *dyrt_value_word(double x);
 void dyrt_explain_point(DyrtSim *s, int row, double t, const double *y, const double *yp);
+
+/* stateset.c */
+int dyrt_event_follows_sign(const DyrtModel *m, int k);
+int dyrt_sets_setup(DyrtSim *s);
+void dyrt_sets_free(DyrtSim *s);
+void dyrt_sets_criteria(DyrtSim *s, double t, const double *y, const double *yp, double *g);
+int dyrt_sets_switch(DyrtSim *s, double t, double *y, double *yp, const int *roots);
+void dyrt_sets_stats(const DyrtSim *s, FILE *f);
 
 /* solver.c: the smallest step that still makes progress at time t */
 double dyrt_min_step(double t);
