@@ -19,6 +19,7 @@ typedef struct Chunk {
 struct Arena {
     Chunk *head;
     size_t total;
+    Chunk *base;       /* arena_new_in: the first chunk, owned by the parent */
 };
 
 static void *xmalloc(size_t n) {
@@ -34,16 +35,41 @@ Arena *arena_new(void) {
     Arena *a = xmalloc(sizeof *a);
     a->head = NULL;
     a->total = 0;
+    a->base = NULL;
     return a;
+}
+
+static void free_chunks(Arena *a) {
+    for (Chunk *c = a->head, *n; c && c != a->base; c = n) {
+        n = c->next;
+        free(c);
+    }
 }
 
 void arena_free(Arena *a) {
     if (!a) return;
-    for (Chunk *c = a->head, *n; c; c = n) {
-        n = c->next;
-        free(c);
-    }
-    free(a);
+    free_chunks(a);
+    if (!a->base) free(a);
+}
+
+/* A scratch arena inside `parent`: its struct and first chunk (size bytes)
+ * are allocated from the parent and live as long as it; what outgrows the
+ * first chunk is malloc'd and given back by arena_reset.  For temporaries
+ * that are created and dropped millions of times (expression walks). */
+Arena *arena_new_in(Arena *parent, size_t size) {
+    Arena *a = arena_alloc(parent, sizeof *a);
+    a->base = arena_alloc(parent, sizeof(Chunk) + size);
+    a->base->size = size;
+    a->head = a->base;
+    a->total = size;
+    return a;
+}
+
+void arena_reset(Arena *a) {
+    free_chunks(a);
+    a->head = a->base;
+    a->total = a->base ? a->base->size : 0;
+    if (a->base) a->base->used = 0;
 }
 
 size_t arena_bytes(const Arena *a) { return a->total; }
@@ -128,9 +154,11 @@ uint64_t hash_mix(uint64_t h, uint64_t x) {
 
 /* ---------- HashMap: linear probing, load factor <= 1/2 ---------- */
 
+/* Fibonacci hashing (the top bits of key * 2^64/phi): keys are ids and
+ * pointers, one multiply spreads both. */
 static uint32_t hmap_slot(const HashMap *m, uint64_t key) {
     uint32_t mask = m->cap - 1;
-    uint32_t i = (uint32_t)hash_mix(0, key) & mask;
+    uint32_t i = (uint32_t)((key * 0x9e3779b97f4a7c15ull) >> (64 - __builtin_ctz(m->cap)));
     while (m->keys[i] && m->keys[i] != key) i = (i + 1) & mask;
     return i;
 }

@@ -25,6 +25,8 @@ typedef struct Arena Arena;
 
 Arena *arena_new(void);
 void arena_free(Arena *a);
+Arena *arena_new_in(Arena *parent, size_t size);   /* scratch: see arena.c */
+void arena_reset(Arena *a);                          /* drop everything, keep the first chunk */
 void *arena_alloc(Arena *a, size_t size);          /* zeroed, 8-byte aligned */
 void *arena_realloc(Arena *a, void *p, size_t old, size_t size);
 char *arena_strndup(Arena *a, const char *s, size_t n);

@@ -42,19 +42,21 @@ ExprCtx *expr_ctx_new(Arena *a) {
     c->arena = a;
     c->cap = 1024;
     c->table = ARENA_ARRAY(a, Expr *, c->cap);
+    c->hashes = ARENA_ARRAY(a, uint32_t, c->cap);
     return c;
 }
 
+/* One scratch arena per context, reset when the outermost walk ends: no
+ * malloc/free per walk (a compilation makes millions of them). */
 Arena *expr_scratch_enter(ExprCtx *c) {
-    if (!c->scratch) c->scratch = arena_new();
+    if (!c->scratch) c->scratch = arena_new_in(c->arena, 256u << 10);
     c->depth++;
     return c->scratch;
 }
 
 void expr_scratch_leave(ExprCtx *c) {
     if (--c->depth > 0) return;
-    arena_free(c->scratch);
-    c->scratch = NULL;
+    arena_reset(c->scratch);
 }
 
 uint32_t expr_count(const ExprCtx *c) { return c->count; }
@@ -71,11 +73,15 @@ static uint64_t payload_bits(const Expr *e) {
     return bits;
 }
 
+/* One multiply per argument and a final avalanche (the table index uses
+ * the low bits). */
 static uint64_t node_hash(const Expr *e) {
-    uint64_t h = hash_mix(e->kind, (uint64_t)e->fn << 8 | e->nargs);
-    h = hash_mix(h, payload_bits(e));
-    for (int i = 0; i < e->nargs; i++) h = hash_mix(h, e->args[i]->id);
-    return h;
+    uint64_t h = ((uint64_t)e->kind << 16 | (uint64_t)e->fn << 8 | e->nargs) * 0x9e3779b97f4a7c15ull;
+    h = (h ^ payload_bits(e)) * 0xff51afd7ed558ccdull;
+    for (int i = 0; i < e->nargs; i++) h = (h ^ e->args[i]->id) * 0xc4ceb9fe1a85ec53ull;
+    h ^= h >> 31;
+    h *= 0x9e3779b97f4a7c15ull;
+    return h ^ (h >> 29);
 }
 
 static bool node_equal(const Expr *a, const Expr *b) {
@@ -89,28 +95,33 @@ static bool node_equal(const Expr *a, const Expr *b) {
 static void table_grow(ExprCtx *c) {
     uint32_t cap = c->cap * 2;
     Expr **t = ARENA_ARRAY(c->arena, Expr *, cap);
+    uint32_t *h = ARENA_ARRAY(c->arena, uint32_t, cap);
     for (uint32_t i = 0; i < c->cap; i++) {
         Expr *e = c->table[i];
         if (!e) continue;
-        uint32_t j = (uint32_t)node_hash(e) & (cap - 1);
+        uint32_t j = c->hashes[i] & (cap - 1);
         while (t[j]) j = (j + 1) & (cap - 1);
         t[j] = e;
+        h[j] = c->hashes[i];
     }
     c->table = t;
+    c->hashes = h;
     c->cap = cap;
 }
 
 /* The one place nodes are created: find or insert the template. */
 Expr *expr_intern(ExprCtx *c, const Expr *tmpl) {
     if ((c->count + 1) * 2 > c->cap) table_grow(c);
-    uint32_t i = (uint32_t)node_hash(tmpl) & (c->cap - 1);
+    uint32_t h = (uint32_t)node_hash(tmpl);
+    uint32_t i = h & (c->cap - 1);
     for (; c->table[i]; i = (i + 1) & (c->cap - 1))
-        if (node_equal(c->table[i], tmpl)) return c->table[i];
+        if (c->hashes[i] == h && node_equal(c->table[i], tmpl)) return c->table[i];
     Expr *e = ARENA_NEW(c->arena, Expr);
     *e = *tmpl;
     if (e->kind == EXPR_CONST && e->value == 0.0) e->value = 0.0;
     e->id = ++c->count;
     c->table[i] = e;
+    c->hashes[i] = h;
     return e;
 }
 

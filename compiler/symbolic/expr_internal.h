@@ -7,15 +7,18 @@
 struct ExprCtx {
     Arena *arena;
     Expr **table;       /* hash-consing table, open addressing */
+    uint32_t *hashes;   /* [cap] node_hash of table[i] (low 32 bits): probes
+                           compare these before touching a node */
     uint32_t cap, count;
     HashMap diff_memo;  /* (node id << 32 | leaf id) -> derivative */
-    Arena *scratch;     /* temporaries of the traversal in progress, or NULL */
+    Arena *scratch;     /* temporaries of the traversal in progress (created on first use) */
     int depth;          /* nesting of traversals (callbacks may start more) */
 };
 
 /* Traversal temporaries (memo tables, stacks) live in a scratch arena that
- * is freed when the outermost traversal returns, so a million calls do not
- * keep a million dead hash tables in the compilation arena. */
+ * is reset when the outermost traversal returns, so a million calls do not
+ * keep a million dead hash tables in the compilation arena (and cost no
+ * malloc/free each: its first chunk is kept, inside the context's arena). */
 Arena *expr_scratch_enter(ExprCtx *c);
 void expr_scratch_leave(ExprCtx *c);
 
