@@ -22,6 +22,7 @@
 #include <klu.h>
 
 #include "dyadrt.h"
+#include "numfmt.h"  /* dyrt_num: every number in a message */
 
 /* Only systems with at most this many unknowns and a Jacobian at least a
  * quarter full use a dense matrix and LU; the others a sparse CSC matrix

@@ -96,7 +96,7 @@ static int sim_failed(DyrtSim *s, int flag, const char *what)
             snprintf(extra, sizeof extra, "; residual %d was not finite (NaN or Inf)", s->bad_res);
         }
     }
-    dyrt_error("simulation failed at t = %.17g: %s%s (last step size h = %.3g)", t,
+    dyrt_error("simulation failed at t = %s: %s%s (last step size h = %.3g)", dyrt_num(t).s,
                what ? what : flag_text(flag), extra, h);
     if (s->bad_res >= 0 && s->bad_y)
         dyrt_explain_point(s, s->bad_res, s->bad_t, s->bad_y, s->bad_yp);
@@ -110,8 +110,8 @@ static int check_finite(DyrtSim *s, double t)
     const double *y = N_VGetArrayPointer(s->yy);
     for (int32_t i = 0; i < s->m->ny; i++)
         if (!isfinite(y[i])) {
-            dyrt_error("simulation failed at t = %.17g: unknown '%s' is %g", t,
-                       s->m->y_names ? s->m->y_names[i] : "?", y[i]);
+            dyrt_error("simulation failed at t = %s: unknown '%s' is %s", dyrt_num(t).s,
+                       s->m->y_names ? s->m->y_names[i] : "?", dyrt_num(y[i]).s);
             return DYRT_EXIT_USER;
         }
     return 0;
@@ -127,7 +127,7 @@ int dyrt_asserts_at(DyrtSim *s, double t, const double *y, const double *yp)
         return 0;
     s->failed_assert = k;
     const char *msg = k <= s->m->nassert && s->m->assert_messages ? s->m->assert_messages[k - 1] : "?";
-    dyrt_error("assertion failed at t=%.17g: %s", t, msg);
+    dyrt_error("assertion failed at t = %s: %s", dyrt_num(t).s, msg);
     return DYRT_EXIT_USER;
 }
 
@@ -240,9 +240,9 @@ static int restart(DyrtSim *s, double t, double tout, const char *why)
 static int chattering(DyrtSim *s, double t, int k, const char *how)
 {
     char name[512];
-    dyrt_error("simulation failed at t = %.17g: chattering: %s %s; on both sides of it the "
+    dyrt_error("simulation failed at t = %s: chattering: %s %s; on both sides of it the "
                "solution is driven back across (a sliding mode, which dyadc does not simulate)",
-               t, dyrt_event_name(s, k, name, sizeof name), how);
+               dyrt_num(t).s, dyrt_event_name(s, k, name, sizeof name), how);
     fputs("note: the rows before this time are written; model the phase on the switching "
           "surface explicitly (e.g. sticking), or smooth the switch (e.g. tanh(v / eps))\n", stderr);
     return DYRT_EXIT_USER;

@@ -198,8 +198,8 @@ static int add_saveat(DyrtOptions *o, const char *s, size_t len)
     if (number("--saveat", buf, &v))
         return DYRT_EXIT_USER;
     if (o->nsaveat > 0 && v <= o->saveat[o->nsaveat - 1]) {
-        dyrt_error("--saveat: times must be strictly increasing (%s after %.17g)",
-                   buf, o->saveat[o->nsaveat - 1]);
+        dyrt_error("--saveat: times must be strictly increasing (%s after %s)",
+                   buf, dyrt_num(o->saveat[o->nsaveat - 1]).s);
         return DYRT_EXIT_USER;
     }
     double *grown = push(o->saveat, &o->nsaveat, sizeof *grown);
@@ -300,7 +300,7 @@ int dyrt_options_parse(DyrtOptions *o, int argc, char **argv)
     if (o->plot && dyrt_plot_check(o->plot, o->output))
         return DYRT_EXIT_USER;
     if ((o->given & DYRT_OPT_START) && (o->given & DYRT_OPT_STOP) && o->stop < o->start) {
-        dyrt_error("--stop (%.17g) is before --start (%.17g)", o->stop, o->start);
+        dyrt_error("--stop (%s) is before --start (%s)", dyrt_num(o->stop).s, dyrt_num(o->start).s);
         return DYRT_EXIT_USER;
     }
     return 0;

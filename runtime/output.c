@@ -3,9 +3,8 @@
  *
  * `-o FILE.mat` writes the same rows as a MAT v4 file instead (matfile.c).
  * Header `time,<out_names...>` (or the --vars subset, in its order), one row
- * per output time, every value printed as %.17g prints it, so it reads back
- * exactly (by dyrt_format_double, numfmt.c: the same text, several times
- * faster than printf).  A row is formatted into one buffer and written with
+ * per output time, every value the shortest text that reads back to the same
+ * double (dyrt_format_double, numfmt.c).  A row is formatted into one buffer and written with
  * one fwrite, then flushed, so a failed simulation -- every failure path of
  * the runtime -- leaves every row computed before the failure; only a hard
  * crash in the middle of a row can lose that row.  Output times: the uniform grid
@@ -75,8 +74,8 @@ static int saveat_times(DyrtRun *r)
     const DyrtOptions *o = r->o;
     double start = r->sim->start, stop = r->sim->stop;
     if (o->saveat[0] < start || o->saveat[o->nsaveat - 1] > stop) {
-        dyrt_error("--saveat: times must lie within [start, stop] = [%.17g, %.17g]",
-                   start, stop);
+        dyrt_error("--saveat: times must lie within [start, stop] = [%s, %s]",
+                   dyrt_num(start).s, dyrt_num(stop).s);
         return DYRT_EXIT_USER;
     }
     r->touts = dyrt_calloc((size_t)o->nsaveat, sizeof *r->touts);
@@ -92,7 +91,7 @@ static int grid_times(DyrtRun *r, double interval)
     double start = r->sim->start, stop = r->sim->stop;
     double q = (stop - start) / interval;
     if (!(q < (double)DYRT_MAX_ROWS)) {
-        dyrt_error("--interval %g gives more than %ld output rows", interval, DYRT_MAX_ROWS);
+        dyrt_error("--interval %s gives more than %ld output rows", dyrt_num(interval).s, DYRT_MAX_ROWS);
         return DYRT_EXIT_USER;
     }
     long nint = (long)floor(q);

@@ -113,7 +113,7 @@ static int check_finite(const DyrtSim *s)
     for (int i = 0; i < m->np; i++) {
         if ((m->param_flags[i] & DYRT_PARAM_MISSING) || unset(s, i) || isfinite(s->p[i]))
             continue;
-        dyrt_error("parameter '%s' evaluates to %g", m->param_names[i], s->p[i]);
+        dyrt_error("parameter '%s' evaluates to %s", m->param_names[i], dyrt_num(s->p[i]).s);
         return DYRT_EXIT_USER;
     }
     return 0;
@@ -191,7 +191,7 @@ void dyrt_list_params(const DyrtSim *s, FILE *f)
         if ((m->param_flags[i] & DYRT_PARAM_MISSING) || unset(s, i))
             fprintf(f, "%-*s  %-24s  %s\n", width, m->param_names[i], "?", w);
         else
-            fprintf(f, "%-*s  %-24.17g  %s\n", width, m->param_names[i], s->p[i], w);
+            fprintf(f, "%-*s  %-24s  %s\n", width, m->param_names[i], dyrt_num(s->p[i]).s, w);
     }
 }
 

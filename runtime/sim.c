@@ -98,7 +98,7 @@ int dyrt_set_times(DyrtSim *s, double start, double stop)
         return DYRT_EXIT_USER;
     }
     if (stop < start) {
-        dyrt_error("stop time %.17g is before start time %.17g", stop, start);
+        dyrt_error("stop time %s is before start time %s", dyrt_num(stop).s, dyrt_num(start).s);
         return DYRT_EXIT_USER;
     }
     s->start = s->t = start;
@@ -216,7 +216,8 @@ int dyrt_step_to(DyrtSim *s, double tout)
     if (dyrt_sim_expect(s, DYRT_SIM_READY, "dyrt_step_to"))
         return DYRT_EXIT_INTERNAL;
     if (!(tout >= s->t) || !(tout <= s->stop)) {
-        dyrt_error("internal: dyrt_step_to(%.17g) outside [%.17g, %.17g]", tout, s->t, s->stop);
+        dyrt_error("internal: dyrt_step_to(%s) outside [%s, %s]", dyrt_num(tout).s, dyrt_num(s->t).s,
+                   dyrt_num(s->stop).s);
         return DYRT_EXIT_INTERNAL;
     }
     int rc = dyrt_advance(s, tout);

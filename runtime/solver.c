@@ -254,7 +254,7 @@ void dyrt_print_stats(const DyrtSim *s, FILE *f)
     fprintf(f, "  events %ld, re-initializations %ld, zero-crossing evals %ld\n",
             s->stats.events, s->stats.reinits, nge);
     for (long k = 0; k < s->stats.events && k < DYRT_EVENT_LOG; k++)
-        fprintf(f, "  event at t = %.17g\n", s->stats.event_t[k]);
+        fprintf(f, "  event at t = %s\n", dyrt_num(s->stats.event_t[k]).s);
     if (s->stats.events > DYRT_EVENT_LOG)
         fprintf(f, "  (%ld more events)\n", s->stats.events - DYRT_EVENT_LOG);
     if (s->m->nclocks > 0)
