@@ -93,8 +93,11 @@ enum {
     DYRT_PARAM_MISSING = 2,     /* value is `missing`: solved at initialization */
     DYRT_PARAM_DEPENDENT = 4,   /* default is an expression of other parameters */
     DYRT_PARAM_REQUIRED = 8,    /* no value in the model: must be given (-p) */
-    DYRT_PARAM_DISCRETE = 16    /* not a parameter: a value of the clocked world
+    DYRT_PARAM_DISCRETE = 16,   /* not a parameter: a value of the clocked world
                                    (see "Clocks"); never set with -p, not listed */
+    DYRT_PARAM_INPUT = 32       /* not a parameter: an input of the model, set from
+                                   outside while it runs (--input table, FMI
+                                   fmi2SetReal); 0 unless given; never -p */
 };
 
 /* clock_kind */

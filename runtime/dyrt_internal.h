@@ -86,6 +86,14 @@ typedef enum DyrtSimPhase {
 /* The solver state of one simulation (the handle of dyadrt.h).  Allocated
  * by dyrt_create (parameter arrays) and dyrt_init (initial values, IDA);
  * the integration allocates nothing. */
+/* --input FILE.csv (inputs.c) */
+typedef struct DyrtInputTable {
+    int n;                     /* columns besides time */
+    int *slot;                 /* [n] parameter slot of each column */
+    long nrows, cursor;        /* rows; the row at or before the last time asked */
+    double *rows;              /* [nrows][n + 1]: time, values */
+} DyrtInputTable;
+
 struct DyrtSim {
     const DyrtModel *m;
     DyrtSimPhase phase;
@@ -107,6 +115,8 @@ struct DyrtSim {
     unsigned char *given;      /* [np] */
     double *y0, *yp0;          /* [ny] consistent start (before IDA) */
     double *outbuf;            /* [nout] scratch row for dyrt_get */
+    DyrtInputTable table;      /* --input; empty: inputs set by dyrt_set_input */
+    int input_changed;         /* an input was set since the last step: restart */
     DyrtNameValue *initials;   /* dyrt_set_initial, in call order (owned names) */
     int ninitials;
     /* IDA */
@@ -188,6 +198,11 @@ int dyrt_coef_checks(const DyrtSim *s);
 int dyrt_params_check(const DyrtSim *s);
 int dyrt_apply_initials(DyrtSim *s);
 int dyrt_initial_target(const DyrtSim *s, const DyrtNameValue *nv, int *row, int *z, double *value);
+
+/* inputs.c */
+void dyrt_inputs_at(DyrtSim *s, double t);
+double dyrt_inputs_next(const DyrtSim *s, double tn);
+void dyrt_inputs_free(DyrtSim *s);
 
 /* matfile.c */
 int dyrt_mat_wanted(const char *path);

@@ -71,7 +71,7 @@ static int text(FILE *f, const char *name, const char *const *s, int n)
 
 static int is_param(const DyrtModel *m, int32_t i)
 {
-    return !(m->param_flags[i] & DYRT_PARAM_DISCRETE);
+    return !(m->param_flags[i] & (DYRT_PARAM_DISCRETE | DYRT_PARAM_INPUT));
 }
 
 /* dataInfo of an output column: (2, new row) when stored, else a reference. */

@@ -69,6 +69,7 @@ void dyrt_free(DyrtSim *s)
     if (!s)
         return;
     dyrt_integrate_free(s);
+    dyrt_inputs_free(s);
     dyrt_clocks_free(s);
     free(s->p);
     free(s->gbuf);
@@ -182,6 +183,7 @@ static int init_phases(DyrtSim *s, double tout1)
     int rc = dyrt_params_check(s);
     if (!rc)
         rc = dyrt_params_defaults(s);
+    dyrt_inputs_at(s, s->start);
     if (!rc)
         rc = dyrt_coef_checks(s);
     if (!rc)

@@ -542,7 +542,8 @@ static LLVMValueRef param_flags(Cg *g, const System *s) {
                                (b & SYS_PARAM_MISSING ? DYRT_PARAM_MISSING : 0) |
                                (b & SYS_PARAM_DEPENDENT ? DYRT_PARAM_DEPENDENT : 0) |
                                (b & SYS_PARAM_REQUIRED ? DYRT_PARAM_REQUIRED : 0) |
-                               (b & SYS_PARAM_DISCRETE ? DYRT_PARAM_DISCRETE : 0));
+                               (b & SYS_PARAM_DISCRETE ? DYRT_PARAM_DISCRETE : 0) |
+                               (b & SYS_PARAM_INPUT ? DYRT_PARAM_INPUT : 0));
     }
     return u8_global(g, "param_flags", f, s->np);
 }

@@ -41,6 +41,7 @@ static FlatModel *flatten_from(Flattener *F, Def *d, PendingVec *mods) {
     flatten_connections(F);
     clock_infer(F, nrel);
     flatten_orientation_loops(F);
+    flat_mark_inputs(F->m);
     return diag_error_count() > errors ? NULL : F->m;
 }
 
@@ -105,6 +106,7 @@ static const char *kind_name(FlatVarKind k) {
     case FV_PARAMETER: return "parameter";
     case FV_PARAM_MISSING: return "parameter(missing)";
     case FV_CONSTANT: return "constant";
+    case FV_INPUT: return "input";
     case FV_DISCRETE: return "clocked";
     case FV_HISTORY: return "previous";
     case FV_HOLD: return "held";

@@ -90,7 +90,9 @@ typedef enum {
     SYS_PARAM_MISSING = 2,     /* value `missing`: solved at initialization */
     SYS_PARAM_DEPENDENT = 4,   /* default is an expression of other parameters */
     SYS_PARAM_REQUIRED = 8,    /* no value in the model: must be given (-p) */
-    SYS_PARAM_DISCRETE = 16    /* a value of the clocked world (clocks), not a parameter */
+    SYS_PARAM_DISCRETE = 16,   /* a value of the clocked world (clocks), not a parameter */
+    SYS_PARAM_INPUT = 32       /* an input of the component (FV_INPUT): given from
+                                  outside while it runs, not a parameter */
 } SysParamFlag;
 
 /* what an event's mode means: X(NAME, description) */
