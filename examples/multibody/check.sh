@@ -229,6 +229,9 @@ END {
 EOF
 run SliderCrank SliderCrank.dyad "$tmp/sc.csv" --stop 10 --interval 0.01 --rtol 1e-8 --atol 1e-8 &&
     awk -F, -v sgn=1 -v name=SliderCrank -f "$tmp/cols.awk" -f "$tmp/sc.awk" "$tmp/sc.csv" || { echo "SliderCrank: FAILED"; fail=1; }
+run SliderCrankSSP SliderCrank.dyad "$tmp/scs.csv" --stop 10 --interval 0.01 --rtol 1e-8 --atol 1e-8 &&
+    awk -F, -v sgn=1 -v name=SliderCrankSSP -f "$tmp/cols.awk" -f "$tmp/sc.awk" "$tmp/scs.csv" ||
+    { echo "SliderCrankSSP: FAILED"; fail=1; }
 run SliderCrankForcedPositive SliderCrank.dyad "$tmp/scp.csv" --stop 10 --interval 0.01 --rtol 1e-8 --atol 1e-8 &&
     awk -F, -v sgn=1 -v name=SliderCrankForcedPositive -f "$tmp/cols.awk" -f "$tmp/sc.awk" "$tmp/scp.csv" ||
     { echo "SliderCrankForcedPositive: FAILED"; fail=1; }
