@@ -25,7 +25,7 @@
 #include <string.h>
 
 void st_grow_match(St *t) {
-    if (t->sv.len > t->assign_cap) {
+    if (t->sv.len > t->assign_cap || !t->assign) { /* never NULL, also without equations */
         uint32_t cap = t->sv.len * 2 + 16;
         int32_t *a = ARENA_ARRAY(t->arena, int32_t, cap);
         memset(a, 0xff, sizeof *a * cap);
@@ -33,7 +33,7 @@ void st_grow_match(St *t) {
         t->assign = a;
         t->assign_cap = cap;
     }
-    if (t->eq.len > t->match_cap) {
+    if (t->eq.len > t->match_cap || !t->match) {
         uint32_t cap = t->eq.len * 2 + 16;
         int32_t *a = ARENA_ARRAY(t->arena, int32_t, cap);
         memset(a, 0xff, sizeof *a * cap);
