@@ -3,7 +3,8 @@
 # them numerically (never byte for byte):
 #   spring_chain: the total energy (kinetic + spring) stays constant;
 #   heat_rod:     the heat lost equals the heat that left through the cold end
-#                 (C * sum(T) falls by the integral of Q[end]), and T_mean falls.
+#                 (C * sum(T) falls by the integral of Q[end]), and T_mean falls;
+#   multibody:    the 3-D mechanisms of examples/multibody (check.sh there).
 # Run from the repository root.  Exit status 1 if a check fails.
 set -eu
 dyadc=${1:-build/dyadc}
@@ -45,5 +46,7 @@ END {
     printf "heat_rod: heat lost %.4f J, through the cold end %.4f J, T_mean %.2f -> %.2f K\n", h0 - h1, out, T0, T1
     exit (err > 1e-3 * (h0 - h1) || T1 >= T0)
 }' "$tmp/rod.csv" || { echo "heat_rod: FAILED"; fail=1; }
+
+sh examples/multibody/check.sh "$dyadc" || { echo "multibody: FAILED"; fail=1; }
 
 exit $fail

@@ -67,8 +67,8 @@ int dyrt_clocks_setup(DyrtSim *s)
         k->period[c] = k->timing[2 * c];
         k->offset[c] = k->timing[2 * c + 1];
         if (!(k->period[c] > 0) || !isfinite(k->period[c]) || !(k->offset[c] >= 0) || !isfinite(k->offset[c])) {
-            dyrt_error("clock '%s': the period must be positive and the offset not negative (period %g, offset %g)",
-                       m->clock_names[c], k->period[c], k->offset[c]);
+            dyrt_error("clock '%s': the period must be positive and the offset not negative (period %s, offset %s)",
+                       m->clock_names[c], dyrt_num(k->period[c]).s, dyrt_num(k->offset[c]).s);
             return DYRT_EXIT_USER;
         }
     }
@@ -191,8 +191,8 @@ static double max_abs(const double *v, int32_t n)
 static int newton_failed(const DyrtSim *s, int32_t c, double t, const char *why, double norm)
 {
     const DyrtModel *m = s->m;
-    dyrt_error("clock '%s' at t = %.17g: the clocked equations %s (residual %g); iteration variables:",
-               m->clock_names[c], t, why, norm);
+    dyrt_error("clock '%s' at t = %s: the clocked equations %s (residual %.3g); iteration variables:",
+               m->clock_names[c], dyrt_num(t).s, why, norm);
     for (int32_t i = m->tick_w_ptr[c]; i < m->tick_w_ptr[c + 1] && m->tick_w_names; i++)
         fprintf(stderr, "  %s\n", m->tick_w_names[i]);
     return DYRT_EXIT_USER;
@@ -252,7 +252,8 @@ static int check_discrete(const DyrtSim *s, int32_t c, double t)
     const DyrtModel *m = s->m;
     for (int32_t i = 0; i < m->np; i++)
         if ((m->param_flags[i] & DYRT_PARAM_DISCRETE) && !isfinite(s->p[i])) {
-            dyrt_error("clock '%s' at t = %.17g: '%s' is %g", m->clock_names[c], t, m->param_names[i], s->p[i]);
+            dyrt_error("clock '%s' at t = %s: '%s' is %s", m->clock_names[c], dyrt_num(t).s, m->param_names[i],
+                       dyrt_num(s->p[i]).s);
             return DYRT_EXIT_USER;
         }
     return 0;

@@ -84,7 +84,7 @@
 
 #include <stdint.h>
 
-#define DYRT_ABI_VERSION 5
+#define DYRT_ABI_VERSION 6
 #define DYRT_MODEL_SYMBOL "dyad_model"
 
 /* param_flags bits */
@@ -93,8 +93,11 @@ enum {
     DYRT_PARAM_MISSING = 2,     /* value is `missing`: solved at initialization */
     DYRT_PARAM_DEPENDENT = 4,   /* default is an expression of other parameters */
     DYRT_PARAM_REQUIRED = 8,    /* no value in the model: must be given (-p) */
-    DYRT_PARAM_DISCRETE = 16    /* not a parameter: a value of the clocked world
+    DYRT_PARAM_DISCRETE = 16,   /* not a parameter: a value of the clocked world
                                    (see "Clocks"); never set with -p, not listed */
+    DYRT_PARAM_INPUT = 32       /* not a parameter: an input of the model, set from
+                                   outside while it runs (--input table, FMI
+                                   fmi2SetReal); 0 unless given; never -p */
 };
 
 /* clock_kind */
@@ -296,6 +299,12 @@ typedef struct DyrtModel {
     int32_t ncoef_check;
     const char *const *coef_check_msgs; /* [ncoef_check] */
     DyrtCoefCheckFn check_coefs;
+
+    /* ABI 6, appended (NULL: none): out_alias[k] = +-(j + 1) when output
+     * column k always equals column j < k (or its negation): the same
+     * expression after alias elimination.  Result files (-o FILE.mat)
+     * store such a column as a reference to j. */
+    const int32_t *out_alias;         /* [nout] */
 } DyrtModel;
 
 #endif

@@ -67,6 +67,7 @@ typedef struct DyrtOptions {
     int list_params;           /* --list-params: print parameters, exit */
     int help;                  /* --help: print usage, exit */
     const char *plot;          /* --plot FILE.png|FILE.svg (gnuplot); NULL = none */
+    const char *input;         /* --input FILE.csv: the inputs over time; NULL = none */
 } DyrtOptions;
 
 /* Zero every field (no settings given, all outputs, default file). */
@@ -145,6 +146,14 @@ int dyrt_eval_params(DyrtSim *s);
  * dyrt_eval_params; print them as --list-params does. */
 const double *dyrt_params(const DyrtSim *s);
 void dyrt_list_params(const DyrtSim *s, FILE *f);
+
+/* Inputs (parameter slots flagged DYRT_PARAM_INPUT, runtime/inputs.c):
+ * dyrt_set_input sets input i now (any time before a failure; between
+ * steps the integrator restarts at the current time); dyrt_set_input_table
+ * reads `--input FILE.csv` (before dyrt_init): time,NAME,... rows, linearly
+ * interpolated wherever the model is evaluated. */
+int dyrt_set_input(DyrtSim *s, int i, double value);
+int dyrt_set_input_table(DyrtSim *s, const char *path);
 
 /* --initial NAME=VALUE (see DyrtOptions); the name is checked by dyrt_init. */
 int dyrt_set_initial(DyrtSim *s, const char *name, double value);

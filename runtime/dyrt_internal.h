@@ -22,6 +22,7 @@
 #include <klu.h>
 
 #include "dyadrt.h"
+#include "numfmt.h"  /* dyrt_num: every number in a message */
 
 /* Only systems with at most this many unknowns and a Jacobian at least a
  * quarter full use a dense matrix and LU; the others a sparse CSC matrix
@@ -85,6 +86,14 @@ typedef enum DyrtSimPhase {
 /* The solver state of one simulation (the handle of dyadrt.h).  Allocated
  * by dyrt_create (parameter arrays) and dyrt_init (initial values, IDA);
  * the integration allocates nothing. */
+/* --input FILE.csv (inputs.c) */
+typedef struct DyrtInputTable {
+    int n;                     /* columns besides time */
+    int *slot;                 /* [n] parameter slot of each column */
+    long nrows, cursor;        /* rows; the row at or before the last time asked */
+    double *rows;              /* [nrows][n + 1]: time, values */
+} DyrtInputTable;
+
 struct DyrtSim {
     const DyrtModel *m;
     DyrtSimPhase phase;
@@ -106,6 +115,8 @@ struct DyrtSim {
     unsigned char *given;      /* [np] */
     double *y0, *yp0;          /* [ny] consistent start (before IDA) */
     double *outbuf;            /* [nout] scratch row for dyrt_get */
+    DyrtInputTable table;      /* --input; empty: inputs set by dyrt_set_input */
+    int input_changed;         /* an input was set since the last step: restart */
     DyrtNameValue *initials;   /* dyrt_set_initial, in call order (owned names) */
     int ninitials;
     /* IDA */
@@ -156,6 +167,13 @@ typedef struct DyrtRun {
     int progress_shown;
     double t_setup, t_integrate; /* wall seconds per phase (integration without output) */
     double t_output;           /* wall seconds computing and writing output rows */
+    /* -o FILE.mat (matfile.c) */
+    int mat;                   /* 1: MAT v4 instead of CSV */
+    int mat_begun;             /* the headers are written */
+    int mat_nparams, mat_nstored; /* rows of data_1 (after time), of data_2 */
+    int *mat_stored;           /* [ncols] the selected columns stored in data_2 */
+    double *mat_buf;           /* one data_2 column */
+    long mat_cols_at;          /* file offset of data_2's column count */
 } DyrtRun;
 
 /* util.c */
@@ -180,6 +198,16 @@ int dyrt_coef_checks(const DyrtSim *s);
 int dyrt_params_check(const DyrtSim *s);
 int dyrt_apply_initials(DyrtSim *s);
 int dyrt_initial_target(const DyrtSim *s, const DyrtNameValue *nv, int *row, int *z, double *value);
+
+/* inputs.c */
+void dyrt_inputs_at(DyrtSim *s, double t);
+double dyrt_inputs_next(const DyrtSim *s, double tn);
+void dyrt_inputs_free(DyrtSim *s);
+
+/* matfile.c */
+int dyrt_mat_wanted(const char *path);
+int dyrt_mat_row(DyrtRun *r, double t, const double *vals);
+int dyrt_mat_close(DyrtRun *r);
 
 /* output.c */
 int dyrt_output_setup(DyrtRun *r);

@@ -317,7 +317,9 @@ static int initialize(Fmu *f)
     if (!rc && f->tol_defined)
         rc = dyrt_set_tolerances(f->sim, f->tol, fmin(f->tol, f->sim->atol));
     for (int32_t i = 0; !rc && i < m->np; i++)
-        if (f->given[i])
+        if (f->given[i] && (m->param_flags[i] & DYRT_PARAM_INPUT))
+            rc = dyrt_set_input(f->sim, i, f->pset[i]);
+        else if (f->given[i])
             rc = dyrt_set_param_index(f->sim, i, f->pset[i]);
     double scale = dyrt_time_scale(f->sim);
     if (!rc)
@@ -442,15 +444,52 @@ fmi2Status fmi2GetReal(fmi2Component c, const fmi2ValueReference vr[], size_t nv
     LEAVE(fmi2OK);
 }
 
+static int is_input(const DyrtModel *m, fmi2ValueReference v)
+{
+    return v < (fmi2ValueReference)m->np && (m->param_flags[v] & DYRT_PARAM_INPUT);
+}
+
+/* An input: kept for the initialization, and now in the point (ME) or the
+ * integrator (CS: it restarts at the next step). */
+static int set_input(Fmu *f, fmi2ValueReference v, double value)
+{
+    f->pset[v] = value;
+    f->given[v] = 1;
+    if (f->sim && f->initialized)
+        return dyrt_set_input(f->sim, (int)v, value);
+    if (f->initialized) {
+        f->p[v] = value;
+        f->solved = 0;
+    }
+    return 0;
+}
+
+/* Inputs in any mode; parameters before the end of initialization. */
+static int settable_now(const Fmu *f, const fmi2ValueReference vr[], size_t nvr)
+{
+    for (size_t k = 0; k < nvr; k++)
+        if (!is_input(f->m, vr[k]) && f->phase != FMU_INSTANTIATED && f->phase != FMU_INIT)
+            return 0;
+    return 1;
+}
+
 fmi2Status fmi2SetReal(fmi2Component c, const fmi2ValueReference vr[], size_t nvr,
                        const fmi2Real value[])
 {
-    ENTER(c, "fmi2SetReal", ANY_KIND, P_INST | P_INIT);
+    ENTER(c, "fmi2SetReal", ANY_KIND, P_INST | P_INIT | P_EVENT | P_CONT | P_STEP);
     const DyrtModel *m = f->m;
     if (nvr > 0 && (!vr || !value))
         LEAVE(fail(f, "fmi2SetReal", "null array"));
+    if (!settable_now(f, vr, nvr))
+        LEAVE(fail(f, "fmi2SetReal", "a parameter cannot be set in %s (only inputs)",
+                   phase_names[f->phase]));
     for (size_t k = 0; k < nvr; k++) {
         fmi2ValueReference v = vr[k];
+        if (is_input(m, v)) {
+            if (!isfinite(value[k]) || set_input(f, v, value[k]) != 0)
+                LEAVE(fail(f, "fmi2SetReal", "input '%s': %g not accepted", m->param_names[v], value[k]));
+            continue;
+        }
         if (v >= (fmi2ValueReference)m->np)
             LEAVE(fail(f, "fmi2SetReal", "value reference %u is not a parameter that can be set",
                        v));
@@ -465,12 +504,16 @@ fmi2Status fmi2SetReal(fmi2Component c, const fmi2ValueReference vr[], size_t nv
             LEAVE(fail(f, "fmi2SetReal", "parameter '%s': %g is not finite", m->param_names[v],
                        value[k]));
     }
+    int params = 0;
     for (size_t k = 0; k < nvr; k++) {
+        if (is_input(m, vr[k]))
+            continue;
         f->pset[vr[k]] = value[k];
         f->given[vr[k]] = 1;
+        params = 1;
     }
     param_defaults(f);
-    if (f->initialized)        /* new parameters in Initialization Mode: redo it */
+    if (params && f->initialized)  /* new parameters in Initialization Mode: redo it */
         free_point(f);
     LEAVE(fmi2OK);
 }

@@ -400,8 +400,8 @@ static int check_relations(Newton *nw)
                          "by %s; ignored", nm, with);
             continue;
         }
-        dyrt_error("inconsistent initialization: `%s` does not hold (its sides are %.17g and %.17g) with "
-                   "its unknowns determined by %s", nm, a, b, with);
+        dyrt_error("inconsistent initialization: `%s` does not hold (its sides are %s and %s) with "
+                   "its unknowns determined by %s", nm, dyrt_num(a).s, dyrt_num(b).s, with);
         bad++;
     }
     return bad ? DYRT_EXIT_USER : 0;
@@ -457,8 +457,8 @@ static int check_solution(DyrtSim *s)
         if (y_bad)
             dyrt_error("initialization failed: the start value of '%s' is %s", name, dyrt_value_word(v));
         else
-            dyrt_error("initialization failed: the start value of der(%s) is %s ('%s' = %.17g)",
-                       name, dyrt_value_word(v), name, s->y0[i]);
+            dyrt_error("initialization failed: the start value of der(%s) is %s ('%s' = %s)",
+                       name, dyrt_value_word(v), name, dyrt_num(s->y0[i]).s);
         dyrt_explain_point(s, -1, s->start, s->y0, s->yp0);
         return DYRT_EXIT_USER;
     }

@@ -96,7 +96,7 @@ static int sim_failed(DyrtSim *s, int flag, const char *what)
             snprintf(extra, sizeof extra, "; residual %d was not finite (NaN or Inf)", s->bad_res);
         }
     }
-    dyrt_error("simulation failed at t = %.17g: %s%s (last step size h = %.3g)", t,
+    dyrt_error("simulation failed at t = %s: %s%s (last step size h = %.3g)", dyrt_num(t).s,
                what ? what : flag_text(flag), extra, h);
     if (s->bad_res >= 0 && s->bad_y)
         dyrt_explain_point(s, s->bad_res, s->bad_t, s->bad_y, s->bad_yp);
@@ -110,8 +110,8 @@ static int check_finite(DyrtSim *s, double t)
     const double *y = N_VGetArrayPointer(s->yy);
     for (int32_t i = 0; i < s->m->ny; i++)
         if (!isfinite(y[i])) {
-            dyrt_error("simulation failed at t = %.17g: unknown '%s' is %g", t,
-                       s->m->y_names ? s->m->y_names[i] : "?", y[i]);
+            dyrt_error("simulation failed at t = %s: unknown '%s' is %s", dyrt_num(t).s,
+                       s->m->y_names ? s->m->y_names[i] : "?", dyrt_num(y[i]).s);
             return DYRT_EXIT_USER;
         }
     return 0;
@@ -127,7 +127,7 @@ int dyrt_asserts_at(DyrtSim *s, double t, const double *y, const double *yp)
         return 0;
     s->failed_assert = k;
     const char *msg = k <= s->m->nassert && s->m->assert_messages ? s->m->assert_messages[k - 1] : "?";
-    dyrt_error("assertion failed at t=%.17g: %s", t, msg);
+    dyrt_error("assertion failed at t = %s: %s", dyrt_num(t).s, msg);
     return DYRT_EXIT_USER;
 }
 
@@ -136,7 +136,7 @@ static double ic_tout(const DyrtSim *s, double t0, double tnext)
 {
     double span = dyrt_time_scale(s);
     double tiny = 1e-8 * span;
-    if (tnext - t0 > tiny)
+    if (tnext - t0 > tiny && isfinite(tnext))   /* no stop time: the scale below */
         return tnext;
     return t0 + 1e-3 * span;
 }
@@ -213,7 +213,7 @@ static double next_stop(const DyrtSim *s, double tn)
 {
     const DyrtSettings *d = &s->m->defaults;
     double eps = 1e-12 * fmax(1.0, fabs(tn));
-    double best = fmin(s->stop, dyrt_clocks_next(s));
+    double best = fmin(fmin(s->stop, dyrt_clocks_next(s)), dyrt_inputs_next(s, tn));
     for (int32_t k = 0; k < d->ntstops; k++) {
         double ts = d->tstops[k];
         if (ts > s->tstop_done + eps && ts >= tn - eps && ts < best)
@@ -240,9 +240,9 @@ static int restart(DyrtSim *s, double t, double tout, const char *why)
 static int chattering(DyrtSim *s, double t, int k, const char *how)
 {
     char name[512];
-    dyrt_error("simulation failed at t = %.17g: chattering: %s %s; on both sides of it the "
+    dyrt_error("simulation failed at t = %s: chattering: %s %s; on both sides of it the "
                "solution is driven back across (a sliding mode, which dyadc does not simulate)",
-               t, dyrt_event_name(s, k, name, sizeof name), how);
+               dyrt_num(t).s, dyrt_event_name(s, k, name, sizeof name), how);
     fputs("note: the rows before this time are written; model the phase on the switching "
           "surface explicitly (e.g. sticking), or smooth the switch (e.g. tanh(v / eps))\n", stderr);
     return DYRT_EXIT_USER;
@@ -420,7 +420,7 @@ static int step_to(DyrtSim *s, double tout, double *tret)
 {
     double tn = s->start;
     IDAGetCurrentTime(s->ida, &tn);
-    double tstop = next_stop(s, tn);
+    double tstop = next_stop(s, tn), tinput = dyrt_inputs_next(s, tn);
     s->bad_res = -1;           /* only a NaN in this stretch explains a failure */
     IDASetMinStep(s->ida, dyrt_min_step(tn));
     if (!isinf(tstop) && IDASetStopTime(s->ida, tstop) < 0)  /* inf: none left (IDA clears a reached one) */
@@ -441,6 +441,8 @@ static int step_to(DyrtSim *s, double tout, double *tret)
         s->clk.pending = 1;    /* the tick restarts the integrator */
         return 0;
     }
+    if (!rc && at_stop && tstop == tinput && next_stop(s, *tret) > tstop)
+        return 0;              /* a kink of an --input table: stopped on it, no restart */
     if (!rc && at_stop) {
         s->tstop_done = tstop;
         rc = on_tstop(s, *tret, tout);
@@ -462,8 +464,23 @@ static void step_none(DyrtSim *s, double tout, double *tret)
  * go back to the restart point).  With stop_at_ticks the return is at the
  * first tick instead, left pending (so is a tick at the current time when
  * tout is the current time); a pending tick is done before integrating on. */
+/* An input set between steps (dyrt_set_input): the residual jumped, so
+ * restart here; the relations follow their signs. */
+static int input_restart(DyrtSim *s)
+{
+    s->input_changed = 0;
+    for (int32_t k = 0; s->rootsfound && k < s->m->nz; k++)
+        s->rootsfound[k] = 0;
+    return dyrt_restart_at(s, s->t, "an input change", 1);
+}
+
 int dyrt_advance(DyrtSim *s, double tout)
 {
+    if (s->input_changed) {
+        int rc = input_restart(s);
+        if (rc)
+            return rc;
+    }
     for (;;) {
         int at_tout = tout <= s->t + dyrt_tick_eps(s->t);
         if (s->clk.pending && !(s->clk.stop_at_ticks && at_tout)) {
@@ -481,6 +498,7 @@ int dyrt_advance(DyrtSim *s, double tout)
         else
             step_none(s, target, &tret);
         s->t = tret;
+        dyrt_inputs_at(s, tret);
         if (!rc && s->check_pending && !s->clk.pending && tret >= s->check_t)
             rc = check_modes(s, tret, tout);
         if (rc || (s->clk.pending && s->clk.stop_at_ticks))

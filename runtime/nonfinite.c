@@ -137,6 +137,11 @@ int dyrt_check_outputs(DyrtSim *s, const double *out)
         j++;
     if (j == m->nout)
         return 0;
+    if (out != s->outbuf) {    /* a row may hold only its columns: all of them */
+        dyrt_outputs(s, s->outbuf);
+        if (!isfinite(s->outbuf[j]))
+            out = s->outbuf;
+    }
     j = origin(s, out);
     char why[1024], tnum[DYRT_FMT_MAX];
     describe(s, m->out_eq ? m->out_eq[j] : -1, out, why, sizeof why);

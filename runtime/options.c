@@ -15,7 +15,7 @@
 typedef enum OptKind {
     OPT_START, OPT_STOP, OPT_INTERVAL, OPT_RTOL, OPT_ATOL, OPT_DTMAX,
     OPT_PARAM, OPT_INITIAL, OPT_VARS, OPT_SAVEAT, OPT_OUTPUT,
-    OPT_VERBOSE, OPT_LIST_PARAMS, OPT_HELP, OPT_PLOT
+    OPT_VERBOSE, OPT_LIST_PARAMS, OPT_HELP, OPT_PLOT, OPT_INPUT
 } OptKind;
 
 typedef struct OptSpec {
@@ -42,6 +42,7 @@ static const OptSpec optspecs[] = {
     {"-o", OPT_OUTPUT, 1, "-o, --output FILE", "result CSV (default <model name>.csv; - = stdout)"},
     {"--output", OPT_OUTPUT, 1, NULL, NULL},
     {"--plot", OPT_PLOT, 1, "--plot FILE.png|svg", "also plot the output columns (needs gnuplot)"},
+    {"--input", OPT_INPUT, 1, "--input FILE.csv", "the model's inputs over time: time,NAME,... (linear)"},
     {"-v", OPT_VERBOSE, 0, "-v, --verbose", "statistics on stderr"},
     {"--verbose", OPT_VERBOSE, 0, NULL, NULL},
     {"--list-params", OPT_LIST_PARAMS, 0, "--list-params", "print the parameters and their values, exit"},
@@ -198,8 +199,8 @@ static int add_saveat(DyrtOptions *o, const char *s, size_t len)
     if (number("--saveat", buf, &v))
         return DYRT_EXIT_USER;
     if (o->nsaveat > 0 && v <= o->saveat[o->nsaveat - 1]) {
-        dyrt_error("--saveat: times must be strictly increasing (%s after %.17g)",
-                   buf, o->saveat[o->nsaveat - 1]);
+        dyrt_error("--saveat: times must be strictly increasing (%s after %s)",
+                   buf, dyrt_num(o->saveat[o->nsaveat - 1]).s);
         return DYRT_EXIT_USER;
     }
     double *grown = push(o->saveat, &o->nsaveat, sizeof *grown);
@@ -273,6 +274,9 @@ static int apply(DyrtOptions *o, const OptSpec *s, const char *value)
     case OPT_PLOT:
         o->plot = value;
         return 0;
+    case OPT_INPUT:
+        o->input = value;
+        return 0;
     }
     return DYRT_EXIT_INTERNAL;
 }
@@ -300,7 +304,7 @@ int dyrt_options_parse(DyrtOptions *o, int argc, char **argv)
     if (o->plot && dyrt_plot_check(o->plot, o->output))
         return DYRT_EXIT_USER;
     if ((o->given & DYRT_OPT_START) && (o->given & DYRT_OPT_STOP) && o->stop < o->start) {
-        dyrt_error("--stop (%.17g) is before --start (%.17g)", o->stop, o->start);
+        dyrt_error("--stop (%s) is before --start (%s)", dyrt_num(o->stop).s, dyrt_num(o->start).s);
         return DYRT_EXIT_USER;
     }
     return 0;

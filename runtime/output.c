@@ -1,10 +1,10 @@
 /*
  * output.c -- the result CSV (DESIGN.md section 4) and the output times.
  *
+ * `-o FILE.mat` writes the same rows as a MAT v4 file instead (matfile.c).
  * Header `time,<out_names...>` (or the --vars subset, in its order), one row
- * per output time, every value printed as %.17g prints it, so it reads back
- * exactly (by dyrt_format_double, numfmt.c: the same text, several times
- * faster than printf).  A row is formatted into one buffer and written with
+ * per output time, every value the shortest text that reads back to the same
+ * double (dyrt_format_double, numfmt.c).  A row is formatted into one buffer and written with
  * one fwrite, then flushed, so a failed simulation -- every failure path of
  * the runtime -- leaves every row computed before the failure; only a hard
  * crash in the middle of a row can lose that row.  Output times: the uniform grid
@@ -74,8 +74,8 @@ static int saveat_times(DyrtRun *r)
     const DyrtOptions *o = r->o;
     double start = r->sim->start, stop = r->sim->stop;
     if (o->saveat[0] < start || o->saveat[o->nsaveat - 1] > stop) {
-        dyrt_error("--saveat: times must lie within [start, stop] = [%.17g, %.17g]",
-                   start, stop);
+        dyrt_error("--saveat: times must lie within [start, stop] = [%s, %s]",
+                   dyrt_num(start).s, dyrt_num(stop).s);
         return DYRT_EXIT_USER;
     }
     r->touts = dyrt_calloc((size_t)o->nsaveat, sizeof *r->touts);
@@ -91,7 +91,7 @@ static int grid_times(DyrtRun *r, double interval)
     double start = r->sim->start, stop = r->sim->stop;
     double q = (stop - start) / interval;
     if (!(q < (double)DYRT_MAX_ROWS)) {
-        dyrt_error("--interval %g gives more than %ld output rows", interval, DYRT_MAX_ROWS);
+        dyrt_error("--interval %s gives more than %ld output rows", dyrt_num(interval).s, DYRT_MAX_ROWS);
         return DYRT_EXIT_USER;
     }
     long nint = (long)floor(q);
@@ -130,7 +130,8 @@ static int open_output(DyrtRun *r)
         path = def;
     }
     snprintf(r->out_path, sizeof r->out_path, "%s", path);
-    r->out = fopen(path, "w");
+    r->mat = dyrt_mat_wanted(path);
+    r->out = fopen(path, r->mat ? "wb" : "w");
     if (!r->out) {
         dyrt_error("cannot open '%s' for writing: %s", path, strerror(errno));
         return DYRT_EXIT_USER;
@@ -141,6 +142,8 @@ static int open_output(DyrtRun *r)
 
 static int write_header(DyrtRun *r)
 {
+    if (r->mat)
+        return 0;              /* with the first row (matfile.c) */
     fputs("time", r->out);
     for (int k = 0; k < r->ncols; k++)
         fprintf(r->out, ",%s", r->m->out_names[r->cols[k]]);
@@ -186,6 +189,12 @@ int dyrt_output_values(DyrtRun *r, double t, const double *vals)
     if (rc)
         return rc;
     double t0 = dyrt_now();
+    if (r->mat) {
+        rc = dyrt_mat_row(r, t, vals);
+        r->rows += !rc;
+        r->t_output += dyrt_now() - t0;
+        return rc;
+    }
     char *p = r->rowbuf;
     p += dyrt_format_double(p, t);
     for (int k = 0; k < r->ncols; k++) {
@@ -205,6 +214,8 @@ int dyrt_output_values(DyrtRun *r, double t, const double *vals)
 
 void dyrt_output_close(DyrtRun *r)
 {
+    if (r->out && r->mat)
+        dyrt_mat_close(r);
     if (r->out && r->close_out)
         fclose(r->out);
     else if (r->out)

@@ -52,6 +52,11 @@ int dyrt_set_param_index(DyrtSim *s, int i, double value)
                    "and cannot be set with -p", m->param_names[i]);
         return DYRT_EXIT_USER;
     }
+    if (m->param_flags[i] & DYRT_PARAM_INPUT) {
+        dyrt_error("'%s' is an input of the model, not a parameter; give it over time with "
+                   "--input FILE.csv (columns time,%s)", m->param_names[i], m->param_names[i]);
+        return DYRT_EXIT_USER;
+    }
     if (m->param_flags[i] & DYRT_PARAM_DISCRETE) {
         dyrt_error("'%s' is a clocked value, computed at the ticks of its clock, not a parameter",
                    m->param_names[i]);
@@ -113,7 +118,7 @@ static int check_finite(const DyrtSim *s)
     for (int i = 0; i < m->np; i++) {
         if ((m->param_flags[i] & DYRT_PARAM_MISSING) || unset(s, i) || isfinite(s->p[i]))
             continue;
-        dyrt_error("parameter '%s' evaluates to %g", m->param_names[i], s->p[i]);
+        dyrt_error("parameter '%s' evaluates to %s", m->param_names[i], dyrt_num(s->p[i]).s);
         return DYRT_EXIT_USER;
     }
     return 0;
@@ -185,13 +190,13 @@ void dyrt_list_params(const DyrtSim *s, FILE *f)
         if ((int)strlen(m->param_names[i]) > width)
             width = (int)strlen(m->param_names[i]);
     for (int i = 0; i < m->np; i++) {
-        if (m->param_flags[i] & DYRT_PARAM_DISCRETE)
-            continue;          /* clocked values are not parameters */
+        if (m->param_flags[i] & (DYRT_PARAM_DISCRETE | DYRT_PARAM_INPUT))
+            continue;          /* clocked values and inputs are not parameters */
         const char *w = flag_word(m->param_flags[i], &s->given[i]);
         if ((m->param_flags[i] & DYRT_PARAM_MISSING) || unset(s, i))
             fprintf(f, "%-*s  %-24s  %s\n", width, m->param_names[i], "?", w);
         else
-            fprintf(f, "%-*s  %-24.17g  %s\n", width, m->param_names[i], s->p[i], w);
+            fprintf(f, "%-*s  %-24s  %s\n", width, m->param_names[i], dyrt_num(s->p[i]).s, w);
     }
 }
 

@@ -48,6 +48,10 @@ int dyrt_plot_check(const char *plot, const char *output)
         dyrt_error("--plot %s: the file name must end in .png or .svg", plot);
         return DYRT_EXIT_USER;
     }
+    if (dyrt_mat_wanted(output)) {
+        dyrt_error("--plot draws the CSV result; it cannot be combined with -o %s (a MAT file)", output);
+        return DYRT_EXIT_USER;
+    }
     if (output && strcmp(output, "-") == 0) {
         dyrt_error("--plot needs the results in a file; it cannot be combined with -o -");
         return DYRT_EXIT_USER;

@@ -69,6 +69,7 @@ void dyrt_free(DyrtSim *s)
     if (!s)
         return;
     dyrt_integrate_free(s);
+    dyrt_inputs_free(s);
     dyrt_clocks_free(s);
     free(s->p);
     free(s->gbuf);
@@ -98,7 +99,7 @@ int dyrt_set_times(DyrtSim *s, double start, double stop)
         return DYRT_EXIT_USER;
     }
     if (stop < start) {
-        dyrt_error("stop time %.17g is before start time %.17g", stop, start);
+        dyrt_error("stop time %s is before start time %s", dyrt_num(stop).s, dyrt_num(start).s);
         return DYRT_EXIT_USER;
     }
     s->start = s->t = start;
@@ -182,6 +183,7 @@ static int init_phases(DyrtSim *s, double tout1)
     int rc = dyrt_params_check(s);
     if (!rc)
         rc = dyrt_params_defaults(s);
+    dyrt_inputs_at(s, s->start);
     if (!rc)
         rc = dyrt_coef_checks(s);
     if (!rc)
@@ -216,7 +218,8 @@ int dyrt_step_to(DyrtSim *s, double tout)
     if (dyrt_sim_expect(s, DYRT_SIM_READY, "dyrt_step_to"))
         return DYRT_EXIT_INTERNAL;
     if (!(tout >= s->t) || !(tout <= s->stop)) {
-        dyrt_error("internal: dyrt_step_to(%.17g) outside [%.17g, %.17g]", tout, s->t, s->stop);
+        dyrt_error("internal: dyrt_step_to(%s) outside [%s, %s]", dyrt_num(tout).s, dyrt_num(s->t).s,
+                   dyrt_num(s->stop).s);
         return DYRT_EXIT_INTERNAL;
     }
     int rc = dyrt_advance(s, tout);

@@ -46,6 +46,11 @@ static int apply_params(DyrtSim *s, const DyrtOptions *o)
         if (rc)
             return rc;
     }
+    if (o->input) {
+        int rc = dyrt_set_input_table(s, o->input);
+        if (rc)
+            return rc;
+    }
     return dyrt_eval_params(s);
 }
 

@@ -28,6 +28,7 @@ static int residual_cb(sunrealtype t, N_Vector yy, N_Vector yp, N_Vector rr, voi
 {
     DyrtSim *s = user;
     double *res = N_VGetArrayPointer(rr);
+    dyrt_inputs_at(s, t);
     if (s->dummy_state) {      /* y' = 0: lets IDA locate the roots of a model without unknowns */
         res[0] = N_VGetArrayPointer(yp)[0];
         return 0;
@@ -80,6 +81,7 @@ static int jacobian_cb(sunrealtype t, sunrealtype cj, N_Vector yy, N_Vector yp, 
 {
     (void)rr; (void)t1; (void)t2; (void)t3;
     DyrtSim *s = user;
+    dyrt_inputs_at(s, t);
     int rc = s->sparse ? jac_sparse(s, t, cj, yy, yp, J) : jac_dense(s, t, cj, yy, yp, J);
     return rc ? 1 : 0;
 }
@@ -87,6 +89,7 @@ static int jacobian_cb(sunrealtype t, sunrealtype cj, N_Vector yy, N_Vector yp, 
 static int roots_cb(sunrealtype t, N_Vector yy, N_Vector yp, sunrealtype *g, void *user)
 {
     DyrtSim *s = user;
+    dyrt_inputs_at(s, t);
     s->m->zero_crossings(t, N_VGetArrayPointer(yy), N_VGetArrayPointer(yp), s->p, g);
     return 0;
 }
@@ -254,7 +257,7 @@ void dyrt_print_stats(const DyrtSim *s, FILE *f)
     fprintf(f, "  events %ld, re-initializations %ld, zero-crossing evals %ld\n",
             s->stats.events, s->stats.reinits, nge);
     for (long k = 0; k < s->stats.events && k < DYRT_EVENT_LOG; k++)
-        fprintf(f, "  event at t = %.17g\n", s->stats.event_t[k]);
+        fprintf(f, "  event at t = %s\n", dyrt_num(s->stats.event_t[k]).s);
     if (s->stats.events > DYRT_EVENT_LOG)
         fprintf(f, "  (%ld more events)\n", s->stats.events - DYRT_EVENT_LOG);
     if (s->m->nclocks > 0)

@@ -166,6 +166,17 @@ static int bad_initial_tables(const DyrtModel *m)
     return 0;
 }
 
+/* out_alias[k] refers to an earlier column (ABI 6). */
+static int bad_alias_table(const DyrtModel *m)
+{
+    for (int32_t k = 0; m->out_alias && k < m->nout; k++) {
+        int32_t a = m->out_alias[k] < 0 ? -m->out_alias[k] : m->out_alias[k];
+        if (a > k)
+            return 1;
+    }
+    return 0;
+}
+
 /* out_copy_*: destinations are output columns, slot indices in range (ABI 3). */
 static int bad_copy_table(const DyrtModel *m)
 {
@@ -214,6 +225,8 @@ static const char *model_problem(const DyrtModel *m)
         return "initial_row/initial_z out of range";
     if (bad_copy_table(m))
         return "malformed output copy or constant tables";
+    if (bad_alias_table(m))
+        return "out_alias refers to a later column";
     return NULL;
 }
 

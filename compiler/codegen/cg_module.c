@@ -57,7 +57,8 @@
     X(I32, nsrc) X(PTR, src_names) X(I32, neq) X(PTR, eq_src)            \
     X(PTR, resid_eq) X(PTR, out_eq) X(PTR, out_rank)                     \
     X(I32, nrisk) X(PTR, risk_eq) X(PTR, risk_kind) X(PTR, risk_arg) \
-    X(I32, ncoef_check) X(PTR, coef_check_msgs) X(PTR, check_coefs)
+    X(I32, ncoef_check) X(PTR, coef_check_msgs) X(PTR, check_coefs)      \
+    X(PTR, out_alias)
 
 #define SETTINGS_FIELDS(X)                                               \
     X(F64, start) X(F64, stop) X(F64, interval) X(F64, rtol)             \
@@ -541,7 +542,8 @@ static LLVMValueRef param_flags(Cg *g, const System *s) {
                                (b & SYS_PARAM_MISSING ? DYRT_PARAM_MISSING : 0) |
                                (b & SYS_PARAM_DEPENDENT ? DYRT_PARAM_DEPENDENT : 0) |
                                (b & SYS_PARAM_REQUIRED ? DYRT_PARAM_REQUIRED : 0) |
-                               (b & SYS_PARAM_DISCRETE ? DYRT_PARAM_DISCRETE : 0));
+                               (b & SYS_PARAM_DISCRETE ? DYRT_PARAM_DISCRETE : 0) |
+                               (b & SYS_PARAM_INPUT ? DYRT_PARAM_INPUT : 0));
     }
     return u8_global(g, "param_flags", f, s->np);
 }
@@ -601,6 +603,7 @@ static void fill_data(Cg *g, const System *s, LLVMValueRef *v) {
     v[MF_param_names] = names_global(g, "param_names", s->param_names, s->np);
     v[MF_param_flags] = param_flags(g, s);
     v[MF_out_names] = names_global(g, "out_names", s->out_names, s->nout);
+    v[MF_out_alias] = i32_global(g, "out_alias", s->out_alias, s->nout);
     v[MF_assert_messages] = names_global(g, "assert_messages", s->assert_msg, s->nassert);
     v[MF_ncoef_check] = i32c(g, s->ncoef_check);
     v[MF_coef_check_msgs] = names_global(g, "coef_check_msgs", s->coef_check_msg, s->ncoef_check);

@@ -12,6 +12,7 @@
  * difference and the tolerance.  Linear in points x signals.
  */
 #include "tests.h"
+#include "numfmt.h"
 
 #include <errno.h>
 #include <math.h>
@@ -126,8 +127,9 @@ static bool read_golden(Driver *d, const TestCase *c, const char *path, Golden *
     fclose(f);
     for (uint32_t r = 0; ok && r < g->rows; r++)
         if (g->t[r] < c->start || g->t[r] > c->stop || (r && g->t[r] <= g->t[r - 1])) {
-            diag_error(c->signals_at, "golden file %s: its times are not ascending within [%g, %g] (row %u); "
-                                      "write it again with `dyadc test --bless`", path, c->start, c->stop, r + 2);
+            diag_error(c->signals_at, "golden file %s: its times are not ascending within [%s, %s] (row %u); "
+                                      "write it again with `dyadc test --bless`", path, dyrt_num(c->start).s,
+                       dyrt_num(c->stop).s, r + 2);
             ok = false;
         }
     return ok;
@@ -148,8 +150,8 @@ static bool write_golden(Driver *d, const TestCase *c, const char *path, const G
     for (uint32_t k = 0; k < g->cols; k++) fprintf(f, ",%s", c->signals.data[k].var);
     fputc('\n', f);
     for (uint32_t r = 0; r < g->rows; r++) {
-        fprintf(f, "%.17g", g->t[r]);
-        for (uint32_t k = 0; k < g->cols; k++) fprintf(f, ",%.17g", g->v[r * g->cols + k]);
+        fputs(dyrt_num(g->t[r]).s, f);
+        for (uint32_t k = 0; k < g->cols; k++) fprintf(f, ",%s", dyrt_num(g->v[r * g->cols + k]).s);
         fputc('\n', f);
     }
     bool ok = fclose(f) == 0;
@@ -177,8 +179,9 @@ static bool close_enough(double got, const TestValue *v, double expected) {
 
 static void mismatch(const TestValue *v, const char *what, double t, double expected, double got) {
     double tol = fmax(v->atol, v->rtol * fmax(fabs(got), fabs(expected)));
-    diag_error(v->at, "%s `%s` at t = %.17g: expected %.17g, got %.17g; |difference| %.3g > tolerance %.3g "
-                      "(atol %g, rtol %g)", what, v->var, t, expected, got, fabs(got - expected), tol, v->atol, v->rtol);
+    diag_error(v->at, "%s `%s` at t = %s: expected %s, got %s; |difference| %.3g > tolerance %.3g "
+                      "(atol %s, rtol %s)", what, v->var, dyrt_num(t).s, dyrt_num(expected).s, dyrt_num(got).s,
+               fabs(got - expected), tol, dyrt_num(v->atol).s, dyrt_num(v->rtol).s);
 }
 
 /* output columns of vals (an error with a suggestion when one is no variable) */
@@ -209,8 +212,8 @@ static void check_values(Run *r, const TestValues *vals, const int32_t *col, con
 static bool step(Run *r, double t) {
     if (r->failed) return false;
     if (t <= dyrt_time(r->sim) || dyrt_step_to(r->sim, t) == 0) return true;
-    diag_error(r->c->at, "test case `%s` of `%s`: the simulation failed at t = %.17g (see the message above)",
-               r->c->name, r->c->def->qname, dyrt_time(r->sim));
+    diag_error(r->c->at, "test case `%s` of `%s`: the simulation failed at t = %s (see the message above)",
+               r->c->name, r->c->def->qname, dyrt_num(dyrt_time(r->sim)).s);
     r->failed = true;
     return r->ok = false;
 }

@@ -9,6 +9,7 @@
  * keys are warnings (with the nearest known key).  Linear in the metadata.
  */
 #include "tests.h"
+#include "numfmt.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -143,7 +144,7 @@ static bool read_case(const Spec *s, const JsonValue *cv, TestCase *c) {
     c->start = 0;
     bool ok = number(s, stop, "`stop`", &c->stop) && (!start || number(s, start, "`start`", &c->start));
     if (ok && !(c->stop >= c->start)) {
-        diag_error(at(s, stop), "`stop` (%g) is before `start` (%g)", c->stop, c->start);
+        diag_error(at(s, stop), "`stop` (%s) is before `start` (%s)", dyrt_num(c->stop).s, dyrt_num(c->start).s);
         ok = false;
     }
     ok = ok && solver_tol(s, cv, "reltol", &c->rtol, TEST_SOLVER_RTOL) &&

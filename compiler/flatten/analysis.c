@@ -8,6 +8,7 @@
  * start, stop, saveat (output interval), reltol, abstol, dtmax, tstops, alg.
  */
 #include "flatten_internal.h"
+#include "numfmt.h"
 
 #include <string.h>
 
@@ -64,8 +65,8 @@ static bool read_settings(Flattener *F, Inst *a, FlatSettings *s) {
     ok = read_tstops(F, a, s) && ok;
     read_alg(F, a, s);
     if (ok && s->stop < s->start) {
-        diag_error(a->def->node->span, "analysis `%s`: `stop` (%g) is before `start` (%g)", a->def->name, s->stop,
-                   s->start);
+        diag_error(a->def->node->span, "analysis `%s`: `stop` (%s) is before `start` (%s)", a->def->name,
+                   dyrt_num(s->stop).s, dyrt_num(s->start).s);
         ok = false;
     }
     return ok;

@@ -57,6 +57,29 @@ static unsigned char *computed_inputs(const FlatModel *m) {
     return c;
 }
 
+static bool free_input(const FlatModel *m, const unsigned char *computed, uint32_t i) {
+    const FlatVar *v = &m->vars.data[i];
+    return v->kind == FV_VARIABLE && v->top_conn && v->conn == FC_INPUT && !computed[i];
+}
+
+/* The component's own inputs become FV_INPUT (known while it runs, given
+ * from outside) when the equations leave them to its user: the model is
+ * balanced with them given and not with them as unknowns.  A model whose
+ * equations determine its inputs (`u = 1`) keeps them as variables. */
+void flat_mark_inputs(FlatModel *m) {
+    unsigned char *computed = computed_inputs(m);
+    uint32_t nunk = 0, neq = 0, nin = 0;
+    for (uint32_t i = 0; computed && i < m->vars.len; i++) {
+        nunk += flat_kind_is_unknown(m->vars.data[i].kind);
+        nin += free_input(m, computed, i);
+    }
+    nunk -= m->redundant < nunk ? m->redundant : nunk;
+    for (uint32_t i = 0; i < m->eqs.len; i++) neq += flat_eq_is_regular(m->eqs.data[i].kind);
+    for (uint32_t i = 0; computed && nin && neq + nin == nunk && i < m->vars.len; i++)
+        if (free_input(m, computed, i)) m->vars.data[i].kind = FV_INPUT;
+    free(computed);
+}
+
 static void mark_leaves(const FlatModel *m, Expr *e, unsigned char *seen) {
     ExprVec v = {0};
     expr_leaves(m->ctx, e, EXPR_VAR, &v);

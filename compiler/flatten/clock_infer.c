@@ -20,6 +20,7 @@
  * O(size of the equations) plus the union-find.
  */
 #include "clocks.h"
+#include "numfmt.h"
 
 #include <string.h>
 
@@ -56,7 +57,7 @@ static const char *node_name(Flattener *F, uint32_t n) {
 static const char *clock_desc(Flattener *F, int32_t def) {
     FlatClock *c = &F->clk->defs.data[def];
     if (c->kind == FCLK_ZERO_CROSSING) return arena_printf(F->arena, "`%s` (zero-crossing clock)", c->name);
-    if (expr_is_const(c->period)) return arena_printf(F->arena, "`%s` (every %g)", c->name, c->period->value);
+    if (expr_is_const(c->period)) return arena_printf(F->arena, "`%s` (every %s)", c->name, dyrt_num(c->period->value).s);
     return arena_printf(F->arena, "`%s` (periodic)", c->name);
 }
 

@@ -19,6 +19,7 @@
  * the relations; a history variable is created once per (variable, k).
  */
 #include "clocks.h"
+#include "numfmt.h"
 
 #include <string.h>
 
@@ -318,12 +319,13 @@ static bool define_periodic(Flattener *F, Tx t, AstNode *call, FlatClock *c) {
         !param_only(F, c->offset, call, "the offset of a clock"))
         return false;
     if (expr_is_const(c->period) && !(c->period->value > 0)) {
-        diag_error(call->call.args.items[0]->span, "the period of a clock must be positive, not %g",
-                   c->period->value);
+        diag_error(call->call.args.items[0]->span, "the period of a clock must be positive, not %s",
+                   dyrt_num(c->period->value).s);
         return false;
     }
     if (expr_is_const(c->offset) && !(c->offset->value >= 0)) {
-        diag_error(call->call.args.items[1]->span, "the offset of a clock cannot be negative (%g)", c->offset->value);
+        diag_error(call->call.args.items[1]->span, "the offset of a clock cannot be negative (%s)",
+                   dyrt_num(c->offset->value).s);
         return false;
     }
     return true;

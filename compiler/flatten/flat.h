@@ -30,6 +30,9 @@ typedef enum {
     FV_PARAMETER,       /* fixed during a run, overridable with -p */
     FV_PARAM_MISSING,   /* parameter with value `missing`: solved at init */
     FV_CONSTANT,        /* `constant` or structural: folded */
+    FV_INPUT,           /* an input of the flattened component's own connectors
+                           that no equation computes: given from outside while
+                           it runs (dyadc run --input, an FMI input) */
     /* clocks: known between ticks, changed only at the ticks of `clock` */
     FV_DISCRETE,        /* clocked variable: an unknown of its clock's partition;
                            `value` = its value before the first tick */
@@ -132,6 +135,11 @@ typedef struct FlatModel {
                               of freedom) that the component does not compute: the
                               balance rule does not count them as unknowns */
 } FlatModel;
+
+/* The component's own inputs (not probes `u = sub.y`) become FV_INPUT when
+ * the equations leave them to its user (balanced with them given, not
+ * with them as unknowns); flatten calls it. */
+void flat_mark_inputs(FlatModel *m);
 
 /* Flatten component (or analysis) `d`.  Errors go through diag_*; returns
  * NULL if any.  A parameter without a value stays free (value NULL): it is

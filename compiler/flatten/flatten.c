@@ -5,6 +5,7 @@
  *   connection equations.  An analysis flattens its `model`.
  */
 #include "flatten_internal.h"
+#include "numfmt.h"
 
 #include <math.h>
 #include <string.h>
@@ -40,6 +41,7 @@ static FlatModel *flatten_from(Flattener *F, Def *d, PendingVec *mods) {
     flatten_connections(F);
     clock_infer(F, nrel);
     flatten_orientation_loops(F);
+    flat_mark_inputs(F->m);
     return diag_error_count() > errors ? NULL : F->m;
 }
 
@@ -104,6 +106,7 @@ static const char *kind_name(FlatVarKind k) {
     case FV_PARAMETER: return "parameter";
     case FV_PARAM_MISSING: return "parameter(missing)";
     case FV_CONSTANT: return "constant";
+    case FV_INPUT: return "input";
     case FV_DISCRETE: return "clocked";
     case FV_HISTORY: return "previous";
     case FV_HOLD: return "held";
@@ -136,8 +139,8 @@ static void dump_var(FILE *out, const FlatModel *m, const FlatVar *v) {
         flat_print_expr(out, m, v->guess);
         fputc(')', out);
     }
-    if (!isinf(v->min)) fprintf(out, " (min %.17g)", v->min);
-    if (!isinf(v->max)) fprintf(out, " (max %.17g)", v->max);
+    if (!isinf(v->min)) fprintf(out, " (min %s)", dyrt_num(v->min).s);
+    if (!isinf(v->max)) fprintf(out, " (max %s)", dyrt_num(v->max).s);
     if (v->state_priority) fprintf(out, " (statePriority %d)", v->state_priority);
     if (v->clock) fprintf(out, " @%s", m->clocks.data[v->clock - 1].name);
     fputc('\n', out);
@@ -158,10 +161,11 @@ static void dump_eq(FILE *out, const FlatModel *m, const FlatEq *q) {
 
 static void dump_settings(FILE *out, const FlatSettings *s) {
     if (!s->has) return;
-    fprintf(out, "settings start=%.17g stop=%.17g saveat=%.17g reltol=%.17g abstol=%.17g dtmax=%.17g", s->start,
-            s->stop, s->interval, s->rtol, s->atol, s->dtmax);
+    fprintf(out, "settings start=%s stop=%s saveat=%s reltol=%s abstol=%s dtmax=%s", dyrt_num(s->start).s,
+            dyrt_num(s->stop).s, dyrt_num(s->interval).s, dyrt_num(s->rtol).s, dyrt_num(s->atol).s,
+            dyrt_num(s->dtmax).s);
     if (s->alg) fprintf(out, " alg=\"%s\"", s->alg);
-    for (uint32_t i = 0; i < s->ntstops; i++) fprintf(out, "%s%.17g", i ? "," : " tstops=", s->tstops[i]);
+    for (uint32_t i = 0; i < s->ntstops; i++) fprintf(out, "%s%s", i ? "," : " tstops=", dyrt_num(s->tstops[i]).s);
     fputc('\n', out);
 }
 

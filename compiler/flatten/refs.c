@@ -11,6 +11,7 @@
  * a `for` loop over an n-element array stays O(n).
  */
 #include "flatten_internal.h"
+#include "numfmt.h"
 
 #include <math.h>
 #include <string.h>
@@ -177,7 +178,7 @@ bool ref_const_offset(Flattener *F, Tx t, AstList *subs, uint8_t nd, const uint3
         double x;
         if (s->kind == AST_COLON || !subscript(F, t, s, dims[k], &x)) return false;
         if (x != floor(x) || x < 1 || x > dims[k]) {
-            diag_error(s->span, "index %g is out of range 1:%u", x, dims[k]);
+            diag_error(s->span, "index %s is out of range 1:%u", dyrt_num(x).s, dims[k]);
             return false;
         }
         o = o * dims[k] + (uint32_t)x - 1;

@@ -21,6 +21,7 @@
  * to one leaf, so a `for` loop over an n-element array is O(n).
  */
 #include "flatten_internal.h"
+#include "numfmt.h"
 
 #include <math.h>
 #include <string.h>
@@ -151,7 +152,7 @@ static bool subscript_indices(Flattener *F, Tx t, AstNode *s, uint32_t d, uint32
     for (uint32_t i = 0; i < v.n; i++) {
         double x = val_at(&v, i)->value;
         if (x != floor(x) || x < 1 || x > d) {
-            diag_error(s->span, "index %g is out of range 1:%u", x, d);
+            diag_error(s->span, "index %s is out of range 1:%u", dyrt_num(x).s, d);
             return false;
         }
         (*idx)[i] = (uint32_t)x - 1;

@@ -34,6 +34,8 @@ typedef struct Desc {
     const FlatVar **ovar;      /* [nout] flat variable of each output column */
     int32_t *state_col;        /* [ny] output column that is y_i, -1 */
     uint32_t *der_idx;         /* [ny] 1-based index of der(y_i) when a state */
+    uint32_t *col_idx;         /* [nout] 1-based index of column k's variable, 0:
+                                  none (an input's column: the input is its slot) */
     unsigned char *is_state;   /* [nout] the column is a state variable */
     const char **units;        /* distinct units */
     uint32_t nunits;
@@ -127,7 +129,10 @@ static void map_states(Desc *d, Arena *a)
     }
     d->der_idx = ARENA_ARRAY(a, uint32_t, s->ny + 1);
     d->is_state = ARENA_ARRAY(a, unsigned char, s->nout + 1);
-    uint32_t n = s->np + s->nout;
+    d->col_idx = ARENA_ARRAY(a, uint32_t, s->nout + 1);
+    uint32_t n = s->np;
+    for (uint32_t k = 0; k < s->nout; k++)
+        d->col_idx[k] = d->ovar[k]->kind == FV_INPUT ? 0 : ++n;
     for (uint32_t i = 0; i < s->ny; i++)
         if (d->state_col[i] >= 0) {
             d->der_idx[i] = ++n;
@@ -192,7 +197,7 @@ static bool is_calculated_param(const System *s, uint32_t p)
 {
     unsigned char f = s->param_flags[p];
     const Expr *def = s->param_default[p];
-    return !(f & SYS_PARAM_DISCRETE) &&
+    return !(f & (SYS_PARAM_DISCRETE | SYS_PARAM_INPUT)) &&
            ((f & (SYS_PARAM_MISSING | SYS_PARAM_DEPENDENT)) || !def || !expr_is_const(def));
 }
 
@@ -201,6 +206,12 @@ static int parameter(Desc *d, uint32_t p)
     const System *s = d->s;
     const FlatVar *v = d->pvar[p];
     const Expr *def = s->param_default[p];
+    if (s->param_flags[p] & SYS_PARAM_INPUT) {        /* start: the value before it is set */
+        var_open(d, v->name, p, "causality=\"input\" variability=\"continuous\"", v->doc);
+        fputs(" start=\"0\"", d->out);
+        var_close(d, v->units);
+        return 0;
+    }
     if (s->param_flags[p] & SYS_PARAM_DISCRETE) {     /* a clocked value */
         var_open(d, v->name, p, "causality=\"local\" variability=\"discrete\" "
                  "initial=\"calculated\"", v->doc);
@@ -249,7 +260,7 @@ static void derivative(Desc *d, uint32_t i)
     snprintf(name, sizeof name, "der(%s)", v->name);
     var_open(d, name, s->np + s->nout + i, "causality=\"local\" variability=\"continuous\" "
              "initial=\"calculated\"", NULL);
-    fprintf(d->out, " derivative=\"%u\"", s->np + (uint32_t)col + 1);
+    fprintf(d->out, " derivative=\"%u\"", d->col_idx[col]);
     var_close(d, NULL);        /* its unit (unit/s) is not among the declared ones */
 }
 
@@ -271,8 +282,8 @@ static void model_structure(Desc *d, Arena *a)
     uint32_t *idx = ARENA_ARRAY(a, uint32_t, s->np + s->nout + s->ny + 1), n = 0;
     fputs("  <ModelStructure>\n", d->out);
     for (uint32_t k = 0; k < s->nout; k++)
-        if (is_output(d->ovar[k]))
-            idx[n++] = s->np + k + 1;
+        if (d->col_idx[k] && is_output(d->ovar[k]))
+            idx[n++] = d->col_idx[k];
     section(d, "Outputs", idx, n);
     n = 0;
     for (uint32_t i = 0; i < s->ny; i++)
@@ -284,8 +295,8 @@ static void model_structure(Desc *d, Arena *a)
         if (is_calculated_param(s, p))
             idx[n++] = p + 1;
     for (uint32_t k = 0; k < s->nout; k++)
-        if (is_output(d->ovar[k]) || d->is_state[k])
-            idx[n++] = s->np + k + 1;
+        if (d->col_idx[k] && (is_output(d->ovar[k]) || d->is_state[k]))
+            idx[n++] = d->col_idx[k];
     for (uint32_t i = 0; i < s->ny; i++)
         if (d->state_col[i] >= 0)
             idx[n++] = d->der_idx[i];
@@ -355,7 +366,8 @@ int fmi_describe(FILE *out, const System *s, const FlatModel *m, const FmiExport
         for (uint32_t p = 0; p < s->np; p++)
             rc |= parameter(&d, p);
         for (uint32_t k = 0; k < s->nout; k++)
-            variable(&d, k);
+            if (d.ovar[k]->kind != FV_INPUT)       /* the input's own variable is its slot */
+                variable(&d, k);
         for (uint32_t i = 0; i < s->ny; i++)
             if (d.state_col[i] >= 0)
                 derivative(&d, i);

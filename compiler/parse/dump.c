@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "parse_internal.h"
+#include "numfmt.h"
 
 typedef struct Dump {
     FILE *out;
@@ -143,7 +144,7 @@ static void attrs(Dump *d, const AstNode *n) {
         break;
     case AST_TRANSITION: fprintf(o, " %s => %s", n->transition.from, n->transition.to); break;
     case AST_NUM:
-        fprintf(o, " %s = %.17g%s", n->num.text, n->num.value, n->num.is_int ? " int" : "");
+        fprintf(o, " %s = %s%s", n->num.text, dyrt_num(n->num.value).s, n->num.is_int ? " int" : "");
         break;
     case AST_STR: fputc(' ', o); quoted(o, n->str.value); if (n->str.triple) fputs(" triple", o); break;
     case AST_BOOL: fputs(n->boolean.value ? " true" : " false", o); break;

@@ -34,6 +34,7 @@
  * naming them.  O(E sqrt V) for the matching, linear otherwise.
  */
 #include "structure_internal.h"
+#include "numfmt.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -164,9 +165,9 @@ static bool second_start(St *t, uint32_t y, uint32_t first, uint32_t i, Expr *x)
         return true;
     }
     if (!expr_is_const(x) || !expr_is_const(x0)) return false;
-    diag_error(q->span, "conflicting initial values for `%s` (aliases of one variable): %s gives %.17g, %s gives "
-               "%.17g", t->s->y_names[y], st_eq_text(t, first, "`initial ", "`"), x0->value,
-               st_eq_text(t, i, "`initial ", "`"), x->value);
+    diag_error(q->span, "conflicting initial values for `%s` (aliases of one variable): %s gives %s, %s gives "
+               "%s", t->s->y_names[y], st_eq_text(t, first, "`initial ", "`"), dyrt_num(x0->value).s,
+               st_eq_text(t, i, "`initial ", "`"), dyrt_num(x->value).s);
     diag_note(t->m->eqs.data[first].span, "the other initial value");
     return true;
 }
@@ -435,8 +436,8 @@ static bool add_check(St *t, Cand *c, uint32_t r, Checks *k) {
                                   "determined by %s; ignored", nm, with);
             return true;
         }
-        diag_error(q->span, "inconsistent initialization: `%s` cannot hold (its sides are %.17g and %.17g) with "
-                            "its unknowns determined by %s", nm, l->value, rhs->value, with);
+        diag_error(q->span, "inconsistent initialization: `%s` cannot hold (its sides are %s and %s) with "
+                            "its unknowns determined by %s", nm, dyrt_num(l->value).s, dyrt_num(rhs->value).s, with);
         return false;
     }
     vec_push(t->arena, &k->pairs, l);

@@ -36,8 +36,20 @@ uint32_t st_der(St *t, uint32_t sv) {
     return d;
 }
 
+/* An input would have to be differentiated (index reduction, or der(u)
+ * in an equation): its derivative is not given from outside. */
+static void input_differentiated(St *t, uint32_t var) {
+    const FlatVar *v = &t->m->vars.data[var];
+    diag_error(v->span, "the input `%s` would have to be differentiated (its derivative enters the "
+                        "equations), and inputs are given as values only; compute it inside the "
+                        "model (e.g. through a first-order filter) or make the equations not need der(%s)",
+               v->name, v->name);
+}
+
 static Expr *dt_leaf(void *ud, Expr *leaf) {
     St *t = ud;
+    if (leaf->kind == EXPR_VAR && t->m->vars.data[t->sv.data[leaf->index].base].kind == FV_INPUT)
+        input_differentiated(t, t->sv.data[leaf->index].base);
     if (leaf->kind != EXPR_VAR || t->m->vars.data[t->sv.data[leaf->index].base].kind != FV_VARIABLE)
         return NULL; /* parameters and constants do not change in time */
     return expr_leaf(t->c, EXPR_VAR, st_der(t, leaf->index));
@@ -51,6 +63,7 @@ static Expr *to_sv_leaf(void *ud, Expr *leaf) {
     uint32_t v = leaf->index;
     bool unknown = t->m->vars.data[v].kind == FV_VARIABLE;
     if (leaf->kind == EXPR_VAR) return unknown && t->alias[v] ? t->alias[v] : leaf;
+    if (t->m->vars.data[v].kind == FV_INPUT) input_differentiated(t, v);
     if (!unknown) return expr_const(t->c, 0); /* der(parameter) */
     if (t->alias[v]) return st_dt(t, t->alias[v]);
     return expr_leaf(t->c, EXPR_VAR, st_der(t, v));
@@ -214,6 +227,7 @@ static void build_params(St *t) {
                             (flat_kind_is_discrete(v->kind) ? SYS_PARAM_DISCRETE : 0);
         s->param_default[p] = v->value ? lower(t, v->value) : NULL;
         if (!v->value && v->kind == FV_PARAMETER) s->param_flags[p] |= SYS_PARAM_REQUIRED;
+        if (v->kind == FV_INPUT) s->param_flags[p] |= SYS_PARAM_INPUT;
         if (v->value && !expr_is_const(s->param_default[p])) s->param_flags[p] |= SYS_PARAM_DEPENDENT;
         t->pz[p] = -1;
     }
@@ -387,7 +401,8 @@ static void build_outputs(St *t) {
     s->out = ARENA_ARRAY(t->arena, Expr *, t->m->vars.len + 1);
     s->out_names = ARENA_ARRAY(t->arena, const char *, t->m->vars.len + 1);
     for (uint32_t v = 0; v < t->m->vars.len; v++) {
-        if (!flat_kind_is_unknown(t->m->vars.data[v].kind)) continue; /* clocked ones too */
+        FlatVarKind k = t->m->vars.data[v].kind;
+        if (!flat_kind_is_unknown(k) && k != FV_INPUT) continue; /* clocked ones and inputs too */
         s->out_names[s->nout] = t->m->vars.data[v].name;
         s->out[s->nout++] = lower(t, st_to_sv(t, expr_leaf(t->c, EXPR_VAR, v)));
     }

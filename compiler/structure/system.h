@@ -90,7 +90,9 @@ typedef enum {
     SYS_PARAM_MISSING = 2,     /* value `missing`: solved at initialization */
     SYS_PARAM_DEPENDENT = 4,   /* default is an expression of other parameters */
     SYS_PARAM_REQUIRED = 8,    /* no value in the model: must be given (-p) */
-    SYS_PARAM_DISCRETE = 16    /* a value of the clocked world (clocks), not a parameter */
+    SYS_PARAM_DISCRETE = 16,   /* a value of the clocked world (clocks), not a parameter */
+    SYS_PARAM_INPUT = 32       /* an input of the component (FV_INPUT): given from
+                                  outside while it runs, not a parameter */
 } SysParamFlag;
 
 /* what an event's mode means: X(NAME, description) */
@@ -226,6 +228,9 @@ typedef struct System {
     uint32_t nout_copy;
     SysCopy *out_copy;            /* [nout_copy] the columns that are copies,
                                      ascending dest; the others are computed */
+    int32_t *out_alias;           /* [nout] 0, or +-(j + 1): column k is column
+                                     j < k (or its negation), the same
+                                     expression (tables.c); for result files */
 
     /* coefficient checks (structure/solve.c): an equation is solved for a
      * variable by dividing by coef_check[k], an expression of parameters;

@@ -3,8 +3,10 @@
  * of runtime/dyad_model.h): output columns that are copies
  * `offset + scale * [-]source` of a y, y' or p slot, time or a constant
  * (eliminated aliases, mostly), constant parameter defaults and constant
- * (or absent) start values.  Codegen emits these as tables and the rest as
- * functions; it does not classify.  Works on a finished System (tests build
+ * (or absent) start values; output columns that equal, or negate, an
+ * earlier column (the same hash-consed expression: result files store them
+ * once).  Codegen emits these as tables and the rest as functions; it does
+ * not classify.  Works on a finished System (tests build
  * their own).  O(outputs + parameters + unknowns).
  */
 #include "structure.h"
@@ -74,6 +76,26 @@ static void output_copies(System *s, Arena *a) {
     }
 }
 
+/* out_alias[k] = +-(j + 1) when out[k] is out[j] or -out[j] for a j < k:
+ * one hash map from expression to its first column (signed), the operand
+ * of a negation registered with the opposite sign. */
+static void output_aliases(System *s, Arena *a) {
+    s->out_alias = ARENA_ARRAY(a, int32_t, s->nout + 1);
+    HashMap first = {0};
+    for (uint32_t k = 0; k < s->nout; k++) {
+        const Expr *e = s->out[k];
+        if (!e) continue;
+        intptr_t j = (intptr_t)hmap_get(&first, (uint64_t)(uintptr_t)e);
+        if (j) {
+            s->out_alias[k] = (int32_t)j;
+            continue;
+        }
+        hmap_put(a, &first, (uint64_t)(uintptr_t)e, (void *)(intptr_t)(k + 1));
+        if (e->kind == EXPR_NEG && !hmap_get(&first, (uint64_t)(uintptr_t)e->args[0]))
+            hmap_put(a, &first, (uint64_t)(uintptr_t)e->args[0], (void *)(intptr_t)-(intptr_t)(k + 1));
+    }
+}
+
 static void param_consts(System *s, Arena *a) {
     s->param_has_const = ARENA_ARRAY(a, unsigned char, s->np + 1);
     s->param_const = ARENA_ARRAY(a, double, s->np + 1);
@@ -104,6 +126,7 @@ static void start_consts(System *s, Arena *a) {
 void struct_tables(System *s) {
     Arena *a = expr_ctx_arena(s->ctx);
     output_copies(s, a);
+    output_aliases(s, a);
     param_consts(s, a);
     start_consts(s, a);
 }

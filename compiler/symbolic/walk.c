@@ -5,6 +5,7 @@
  * explicit stack, so it is O(DAG size) and safe on very deep expressions.
  */
 #include "expr_internal.h"
+#include "numfmt.h"
 
 #include <math.h>
 
@@ -298,7 +299,7 @@ static void print_sub(FILE *out, const Expr *e, int min, ExprLeafName name, void
 void expr_print(FILE *out, const Expr *e, ExprLeafName name, void *ud) {
     ExprKind k = (ExprKind)e->kind;
     switch (k) {
-    case EXPR_CONST: fprintf(out, "%.17g", e->value); return;
+    case EXPR_CONST: fputs(dyrt_num(e->value).s, out); return;
     case EXPR_TIME: fputs("time", out); return;
     case EXPR_NEG: fputc('-', out); print_sub(out, e->args[0], 6, name, ud); return;
     case EXPR_NOT: fputc('!', out); print_sub(out, e->args[0], 9, name, ud); return;

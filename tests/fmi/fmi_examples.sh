@@ -25,7 +25,8 @@ fail=0
 # name | dyadc arguments | stop | output interval | RK4 step | Dormand-Prince
 # tolerance | tolerances of the reference run (rtol atol); `-`: CS only (a
 # clocked model: Model Exchange does not support clocks yet) | CS tolerance
-# (`-`: the model's)
+# (`-`: the model's) | inputs NAME=VALUE,... (constants: fmi2SetReal in the
+# importer, a one-row --input table for dyadc run)
 models='
 msd|tests/sim/msd.dyad --no-stdlib --model MassSpringDamper|1|0.01|1e-3|1e-10|1e-10 1e-12
 rc|tests/sim/rc.dyad --no-stdlib --model RC|1|0.01|1e-3|1e-10|1e-10 1e-12
@@ -38,6 +39,7 @@ rc_circuit|examples/rc_circuit/RCCircuit.dyad --model RCCircuit|2|0.01|1e-3|1e-1
 spring_chain|examples/spring_chain/SpringChain.dyad --model SpringChain|2|0.01|1e-3|1e-10|1e-10 1e-12
 heat_rod|examples/heat_rod/HeatRod.dyad --model HeatRod|5|0.05|2e-3|1e-10|1e-10 1e-12
 clocks|tests/golden/structure/Clocks.dyad --no-stdlib --model Clocks|1|0.01|-|-|-
+inputfilter|tests/sim/e2e/inputfilter.dyad --no-stdlib --model InputFilter|2|0.01|1e-3|1e-10|1e-10 1e-12|-|u=1
 '
 
 check() {   # name what command...
@@ -53,7 +55,7 @@ IFS='
 '
 for line in $models; do
     [ -z "$line" ] && continue
-    IFS='|' read -r n args stop dt h tol ref cstol <<EOF
+    IFS='|' read -r n args stop dt h tol ref cstol inputs <<EOF
 $line
 EOF
     IFS=' '
@@ -64,14 +66,21 @@ EOF
 '; continue
     fi
     cstol=${cstol:--}
+    export FMI_INPUTS="${inputs:-}"
+    if [ -n "${inputs:-}" ]; then       # a table of one row: held constant
+        echo "$inputs" | awk -F, '{ h = "time"; v = "0"; for (i = 1; i <= NF; i++) { split($i, kv, "="); h = h "," kv[1]; v = v "," kv[2] }; print h; print v }' > "$tmp/$n.input.csv"
+        runin="--input $tmp/$n.input.csv"
+    else
+        runin=""
+    fi
     runtol=""
     [ "$cstol" != - ] && runtol="--rtol $cstol --atol $cstol"   # the FMU: atol = min(tol, 1e-8)
     # shellcheck disable=SC2086
-    $dyadc run $args --stop "$stop" --interval "$dt" $runtol -o "$tmp/$n.run.csv" 2> /dev/null
+    $dyadc run $args $runin --stop "$stop" --interval "$dt" $runtol -o "$tmp/$n.run.csv" 2> /dev/null
     if [ "$ref" != - ]; then
         set -- $ref
         # shellcheck disable=SC2086
-        $dyadc run $args --stop "$stop" --interval "$dt" --rtol "$1" --atol "$2" -o "$tmp/$n.tight.csv" 2> /dev/null
+        $dyadc run $args $runin --stop "$stop" --interval "$dt" --rtol "$1" --atol "$2" -o "$tmp/$n.tight.csv" 2> /dev/null
     fi
     check "$n" description "$imp" "$fmu" check
     mkdir -p "$tmp/$n.x"

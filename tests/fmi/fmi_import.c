@@ -15,6 +15,10 @@
  *   fmi_import compare A.csv B.csv RTOL       columns of A vs the same-named
  *                                             columns of B at the same times
  *
+ * Environment FMI_INPUTS="NAME=VALUE,...": inputs (causality input) set
+ * to these constants right after fmi2Instantiate (and checked to be
+ * inputs).
+ *
  * OUT.csv: time and every continuous variable (the model's variables, by
  * name), one row per multiple of DT up to STOP -- the rows `dyadc run
  * --interval DT` writes.  ME event handling (both integrators): the event
@@ -244,7 +248,8 @@ static void check_description(void)
     }
     for (int i = 0; i < M.nv; i++) {
         const Var *x = &M.v[i];
-        int needs_start = strcmp(x->causality, "parameter") == 0 || strcmp(x->variability, "constant") == 0;
+        int needs_start = strcmp(x->causality, "parameter") == 0 || strcmp(x->causality, "input") == 0 ||
+                          strcmp(x->variability, "constant") == 0;
         if (needs_start != x->has_start && strcmp(x->initial, "calculated") != 0)
             die("%s: start %s", x->name, x->has_start ? "not allowed" : "missing");
         if (strcmp(x->initial, "calculated") == 0 && x->has_start)
@@ -269,11 +274,34 @@ static void bind(const char *dir)
 
 static const fmi2CallbackFunctions callbacks = {logger, calloc, free, NULL, NULL};
 
+/* FMI_INPUTS: NAME=VALUE,... set with fmi2SetReal */
+static void set_inputs(fmi2Component c)
+{
+    const char *env = getenv("FMI_INPUTS");
+    char buf[1024];
+    snprintf(buf, sizeof buf, "%s", env ? env : "");
+    for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
+        char *eq = strchr(tok, '=');
+        if (!eq)
+            die("FMI_INPUTS: %s is not NAME=VALUE", tok);
+        *eq = '\0';
+        int i = 0;
+        while (i < M.nv && strcmp(M.v[i].name, tok) != 0)
+            i++;
+        if (i == M.nv || strcmp(M.v[i].causality, "input") != 0)
+            die("FMI_INPUTS: %s is not an input", tok);
+        double v = atof(eq + 1);
+        if (F.fmi2SetReal(c, &M.v[i].vr, 1, &v) != fmi2OK)
+            die("fmi2SetReal(%s) failed", tok);
+    }
+}
+
 static fmi2Component instantiate(fmi2Type type)
 {
     fmi2Component c = F.fmi2Instantiate("test", type, M.guid, "", &callbacks, 0, 0);
     if (!c)
         die("fmi2Instantiate failed");
+    set_inputs(c);
     return c;
 }
 

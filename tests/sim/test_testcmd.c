@@ -83,7 +83,7 @@ START_TEST(test_command) {
     assert_contains(text, "PASS TestLib.DecayTest.exact");
     assert_contains(text, "PASS TestLib.DecayTest.params");
     assert_contains(text, "FAIL TestLib.DecayTest.wrong");
-    assert_contains(text, "decay.dyad:37:72: error: final `d.x` at t = 2: expected 0.20000000000000001, got 0.1353352");
+    assert_contains(text, "decay.dyad:37:72: error: final `d.x` at t = 2: expected 0.2, got 0.1353352");
     assert_contains(text, "|difference| 0.0647 > tolerance 0.001 (atol 0.001, rtol 0)");
     assert_contains(text, "\"wrong\": {\"stop\": 2, \"atol\": {\"d.x\": 1e-3}"); /* the source line */
     assert_contains(text, "FAIL TestLib.DecayTest.conflict");

@@ -253,7 +253,7 @@ START_TEST(decay_assertion_fails)
 {
     Result *r = run(&decay, "-p ymin=0.5");
     ck_assert_int_eq(r->status, 1);
-    ASSERT_ERR(r, "error: assertion failed at t=0.40000000000000002: y must stay above ymin");
+    ASSERT_ERR(r, "error: assertion failed at t = 0.4: y must stay above ymin");
     ck_assert_int_eq(r->csv.nrows, 5);        /* rows 0 .. 0.4 kept */
 }
 END_TEST

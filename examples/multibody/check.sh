@@ -1,0 +1,198 @@
+#!/bin/sh
+# check.sh [DYADC] -- simulate the 3-D multibody examples and check each against an
+# independent reference (closed forms, conservation laws, an independent integration):
+#   Pendulum           period = exact large-amplitude period (arithmetic-geometric mean)
+#   DoublePendulum     energy conserved to 1e-6 (relative) over 10 s at rtol 1e-9
+#   SphericalPendulum  conical motion: constant height, azimuth rate sqrt(g / (l cos theta))
+#   FreeBody           angular momentum (world frame) and rotational energy conserved
+#   Gyroscope          precession rate m g l / (I spin), axis stays horizontal
+#   SliderCrank        piston = closed-form crank-slider kinematics; energy conserved;
+#                      crank angles equal an independent RK4 integration
+# and in every run every frame's rotation matrix is orthonormal to 1e-9.
+# Run from the repository root.  Exit status 1 if a check fails.
+set -u
+dyadc=${1:-build/dyadc}
+dir=examples/multibody
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+
+# col["name"] = data column, for a header whose names contain commas inside
+# brackets (`frame.R[1,2]`): fragments are joined until the brackets balance.
+cat > "$tmp/cols.awk" <<'EOF'
+function header(   i, c, name, depth, t) {
+    name = ""; depth = 0; c = 0
+    for (i = 1; i <= NF; i++) {
+        t = $i
+        name = depth > 0 ? name "," t : t
+        depth += gsub(/\[/, "", t) - gsub(/\]/, "", t)
+        if (depth == 0) { col[name] = ++c; colname[c] = name }
+    }
+    ncol = c
+}
+function absv(x) { return x < 0 ? -x : x }
+# largest |R R' - I| over every `*.R[1,1]` .. `*.R[3,3]` of the row
+function orth(   c, p, i, j, k, s, o) {
+    o = 0
+    for (c = 1; c <= ncol; c++) {
+        if (colname[c] !~ /\.R\[1,1\]$/) continue
+        p = substr(colname[c], 1, length(colname[c]) - 5)
+        for (i = 1; i <= 3; i++) for (j = 1; j <= 3; j++) {
+            s = -(i == j)
+            for (k = 1; k <= 3; k++) s += $col[p "[" i "," k "]"] * $col[p "[" j "," k "]"]
+            if (absv(s) > o) o = absv(s)
+        }
+    }
+    return o
+}
+EOF
+
+run() { # model file out [options]
+    m=$1 f=$2 out=$3
+    shift 3
+    if ! "$dyadc" run "$dir/$f" --model "$m" -o "$out" "$@" 2> "$tmp/err"; then
+        echo "$m: FAILED to simulate"; sed 5q "$tmp/err"; fail=1; return 1
+    fi
+}
+
+check() { # name awk-program csv
+    if ! awk -F, -f "$tmp/cols.awk" -f "$2" "$3"; then echo "$1: FAILED"; fail=1; fi
+}
+
+# ---- Pendulum: period from the interpolated sign changes of the angular velocity
+cat > "$tmp/pend.awk" <<'EOF'
+NR == 1 { header(); next }
+{
+    t = $1; w = $col["joint.w"]
+    if (NR > 2 && wp > 0 && w <= 0) { tc = tp + (t - tp) * wp / (wp - w); if (n++) per = tc - t0; else t0 = tc }
+    if (NR > 2 && wp < 0 && w >= 0) { tc = tp + (t - tp) * wp / (wp - w); if (n++) per = tc - t0; else t0 = tc }
+    tp = t; wp = w
+    x = $col["mass.frame_a.r_0[1]"]; y = $col["mass.frame_a.r_0[2]"]; z = $col["mass.frame_a.r_0[3]"]
+    d = absv(sqrt(x * x + y * y) - 1) + absv(z); if (d > dr) dr = d
+    o = orth(); if (o > wo) wo = o
+}
+END {
+    a = 1; b = sqrt(0.5)   # agm(1, cos(theta0 / 2)), theta0 = pi/2
+    for (i = 0; i < 30; i++) { an = (a + b) / 2; b = sqrt(a * b); a = an }
+    T = 2 * 3.141592653589793 * sqrt(1 / 9.81) / a
+    T1 = 2 * per / (n - 1)          # (n - 1) half periods between the first and last crossing
+    printf "Pendulum: period %.7f s (exact %.7f), off the circle %.1e, orthonormality %.1e\n", T1, T, dr, wo
+    exit !(absv(T1 - T) < 1e-5 * T && dr < 1e-9 && wo < 1e-9)
+}
+EOF
+run Pendulum Pendulum.dyad "$tmp/pend.csv" --stop 5 --interval 0.001 --rtol 1e-10 --atol 1e-10 &&
+    check Pendulum "$tmp/pend.awk" "$tmp/pend.csv"
+
+# ---- DoublePendulum: mechanical energy
+cat > "$tmp/dp.awk" <<'EOF'
+NR == 1 { header(); next }
+{
+    e = 0
+    for (b = 1; b <= 2; b++) {
+        p = "body" b
+        for (i = 1; i <= 3; i++) e += 0.5 * $col[p ".v_0[" i "]"] ^ 2 + 0.5 * 0.01 * $col[p ".w_a[" i "]"] ^ 2
+        e += 9.81 * $col[p ".frame_a.r_0[2]"]
+    }
+    if (NR == 2) e0 = e
+    d = absv(e - e0) / absv(e0); if (d > dmax) dmax = d
+    o = orth(); if (o > wo) wo = o
+}
+END {
+    printf "DoublePendulum: energy %.6f J, relative drift %.1e over 10 s, orthonormality %.1e\n", e0, dmax, wo
+    exit !(dmax < 1e-6 && wo < 1e-9)
+}
+EOF
+run DoublePendulum DoublePendulum.dyad "$tmp/dp.csv" --stop 10 --interval 0.01 --rtol 1e-9 --atol 1e-9 &&
+    check DoublePendulum "$tmp/dp.awk" "$tmp/dp.csv"
+
+# ---- SphericalPendulum: conical motion
+cat > "$tmp/sph.awk" <<'EOF'
+NR == 1 { header(); next }
+{
+    for (i = 1; i <= 3; i++) for (j = 1; j <= 3; j++) R[i, j] = $col["bob.frame_a.R[" i "," j "]"]
+    x = -R[2, 1]; y = -R[2, 2]; z = -R[2, 3]     # centre of mass = R' [0, -1, 0]
+    h = absv(y + cos(0.5)); if (h > hmax) hmax = h
+    az = atan2(-z, x)
+    if (NR > 2) { d = az - azp; if (d > 3.14159) d -= 6.283185307179586; if (d < -3.14159) d += 6.283185307179586; acc += d }
+    azp = az; t = $1
+    o = orth(); if (o > wo) wo = o
+}
+END {
+    W = sqrt(9.81 / cos(0.5))
+    printf "SphericalPendulum: height error %.1e m, azimuth rate %.7f rad/s (theory %.7f), orthonormality %.1e\n", hmax, acc / t, W, wo
+    exit !(hmax < 1e-6 && absv(acc / t - W) < 1e-5 * W && wo < 1e-9)
+}
+EOF
+run SphericalPendulum SphericalPendulum.dyad "$tmp/sph.csv" --stop 5 --interval 0.01 --rtol 1e-10 --atol 1e-10 &&
+    check SphericalPendulum "$tmp/sph.awk" "$tmp/sph.csv"
+
+# ---- FreeBody: angular momentum and energy
+cat > "$tmp/free.awk" <<'EOF'
+NR == 1 { header(); next }
+{
+    I[1] = 0.1; I[2] = 0.2; I[3] = 0.3; k = 0
+    for (i = 1; i <= 3; i++) { w[i] = $col["body.w_a[" i "]"]; k += 0.5 * I[i] * w[i] * w[i] }
+    for (j = 1; j <= 3; j++) { L[j] = 0; for (i = 1; i <= 3; i++) L[j] += $col["body.frame_a.R[" i "," j "]"] * I[i] * w[i] }
+    if (NR == 2) { for (j = 1; j <= 3; j++) L0[j] = L[j]; k0 = k }
+    d = sqrt((L[1] - L0[1]) ^ 2 + (L[2] - L0[2]) ^ 2 + (L[3] - L0[3]) ^ 2); if (d > dl) dl = d
+    if (absv(k - k0) > dk) dk = absv(k - k0)
+    dx = absv($col["body.r_0[1]"] - 0.1 * $1); if (dx > dxm) dxm = dx
+    o = orth(); if (o > wo) wo = o
+}
+END {
+    printf "FreeBody: L = (%.4f, %.4f, %.4f) N m s, drift %.1e; energy %.4f J, drift %.1e; x error %.1e; orthonormality %.1e\n", L0[1], L0[2], L0[3], dl, k0, dk, dxm, wo
+    exit !(absv(L0[1] - 0.1) + absv(L0[2] - 0.4) + absv(L0[3] - 0.15) < 1e-12 && dl < 1e-6 && dk < 1e-6 && dxm < 1e-9 && wo < 1e-9)
+}
+EOF
+run FreeBody FreeBody.dyad "$tmp/free.csv" --stop 10 --interval 0.01 --rtol 1e-9 --atol 1e-9 &&
+    check FreeBody "$tmp/free.awk" "$tmp/free.csv"
+
+# ---- Gyroscope: precession
+cat > "$tmp/gyro.awk" <<'EOF'
+NR == 1 { header(); next }
+{
+    r11 = $col["top.frame_a.R[1,1]"]; r12 = $col["top.frame_a.R[1,2]"]; r13 = $col["top.frame_a.R[1,3]"]
+    psi = atan2(-r13, r11)
+    if (NR > 2) { d = psi - pp; if (d > 3.14159) d -= 6.283185307179586; if (d < -3.14159) d += 6.283185307179586; acc += d }
+    pp = psi
+    e = absv(acc - 1.962 * $1); if (e > emax) emax = e
+    if (absv(r12) > tilt) tilt = absv(r12)
+    o = orth(); if (o > wo) wo = o
+}
+END {
+    printf "Gyroscope: azimuth error %.1e rad over 5 s (rate 1.962 rad/s), axis tilt %.1e, orthonormality %.1e\n", emax, tilt, wo
+    exit !(emax < 1e-4 && tilt < 1e-5 && wo < 1e-9)
+}
+EOF
+run Gyroscope Gyroscope.dyad "$tmp/gyro.csv" --stop 5 --interval 0.01 --rtol 1e-9 --atol 1e-9 &&
+    check Gyroscope "$tmp/gyro.awk" "$tmp/gyro.csv"
+
+# ---- SliderCrank: kinematics, energy, reference angles
+cat > "$tmp/sc.awk" <<'EOF'
+NR == 1 { header(); next }
+{
+    phi = $col["crank_joint.phi"]; s = sin(phi)
+    xp = 0.3 * cos(phi) + sgn * sqrt(0.64 - 0.09 * s * s)
+    e = absv($col["piston.frame_a.r_0[1]"] - xp); if (e > kin) kin = e
+    en = 0.5 * 0.1 * $col["crank_joint.w"] ^ 2 + 0.5 * 3 * $col["piston.v_0[1]"] ^ 2
+    if (NR == 2) e0 = en
+    if (absv(en - e0) > de) de = absv(en - e0)
+    if (sgn > 0) for (k in ref) if (absv($1 - k) < 1e-9 && absv(phi - ref[k]) > dref) dref = absv(phi - ref[k])
+    o = orth(); if (o > wo) wo = o
+}
+BEGIN {
+    ref[0.5] = -0.8943837; ref[1] = -1.5242339; ref[2] = -3.4042625; ref[3] = -5.0253718
+    ref[5] = -8.0933513; ref[10] = -16.8149953
+}
+END {
+    printf "%s: kinematics error %.1e m, energy %.4f J (drift %.1e), reference angles off by %.1e, orthonormality %.1e\n", name, kin, e0, de, dref, wo
+    exit !(kin < 1e-9 && absv(e0 - 0.3125) < 1e-12 && de < 1e-6 && dref < 2e-6 && wo < 1e-9)
+}
+EOF
+run SliderCrank SliderCrank.dyad "$tmp/sc.csv" --stop 10 --interval 0.01 --rtol 1e-8 --atol 1e-8 &&
+    awk -F, -v sgn=1 -v name=SliderCrank -f "$tmp/cols.awk" -f "$tmp/sc.awk" "$tmp/sc.csv" || { echo "SliderCrank: FAILED"; fail=1; }
+run SliderCrankForcedPositive SliderCrank.dyad "$tmp/scp.csv" --stop 10 --interval 0.01 --rtol 1e-8 --atol 1e-8 &&
+    awk -F, -v sgn=1 -v name=SliderCrankForcedPositive -f "$tmp/cols.awk" -f "$tmp/sc.awk" "$tmp/scp.csv" ||
+    { echo "SliderCrankForcedPositive: FAILED"; fail=1; }
+
+exit $fail
