@@ -86,7 +86,7 @@ static uint32_t item_cost(Cg *g, const CgItem *it) {
     return n;
 }
 
-static LLVMValueRef item_value(Cg *g, const CgItem *it) {
+LLVMValueRef cg_item_value(Cg *g, const CgItem *it) {
     if (it->copy_arg >= 0) return cg_load(g, (CgArg)it->copy_arg, it->copy_index);
     LLVMValueRef v = it->a ? cg_expr(g, it->a) : NULL;
     if (it->b) {
@@ -148,7 +148,7 @@ static LLVMValueRef fold_assert(Cg *g, LLVMValueRef acc, LLVMValueRef v, uint32_
 static uint32_t plan_chunk(Cg *g, const CgItem *items, uint32_t first, uint32_t n,
                            uint32_t *nodes) {
     uint32_t j = first, total = 0;
-    while (j < n) {
+    while (j < n && (j == first || !g->run || !g->run[j])) {
         uint32_t c = item_cost(g, &items[j]);
         if (j > first && total + c > g->chunk_cap) break;
         total += c;
@@ -169,7 +169,7 @@ static LLVMValueRef emit_chunk(Cg *g, const CgFnSpec *spec, const CgItem *items,
     NanAcc nan = {NULL, NULL};
     for (uint32_t i = first; i < first + count; i++) {
         const CgItem *it = &items[i];
-        LLVMValueRef v = item_value(g, it);
+        LLVMValueRef v = cg_item_value(g, it);
         if (spec->ret != CG_RET_ASSERT) store_item(g, it, v);
         if (spec->ret == CG_RET_STATUS) nan_add(g, &nan, v);
         if (spec->ret == CG_RET_ASSERT) acc = fold_assert(g, acc, v, i);
@@ -302,11 +302,34 @@ static uint32_t emit_pieces(Cg *g, const CgFnSpec *spec, const CgItem *it, FnVec
     return cuts.len;
 }
 
+/* A run of items of one shape as a loop chunk; false (nothing emitted)
+ * when its leaves have no consistent strides. */
+static bool emit_run(Cg *g, const CgFnSpec *spec, const CgItem *items, uint32_t first, FnVec *chunks) {
+    int32_t dstride[16];
+    uint32_t period = g->period[first];
+    if (!cg_loop_strides(g, items, first, period, dstride)) return false;
+    char name[256];
+    snprintf(name, sizeof name, "%s.%u", spec->name, chunks->len);
+    LLVMValueRef fn = begin_fn(g, spec, name, true);
+    cg_emit_loop(g, spec, items, first, g->run[first], period, dstride, fn);
+    vec_push(g->arena, chunks, fn);
+    g->nloops++;
+    return true;
+}
+
 LLVMValueRef cg_emit_function(Cg *g, const CgFnSpec *spec, const CgItem *items,
                               uint32_t nitems) {
     FnVec chunks = {0};
     uint32_t first = 0, ntmp = 0;
+    g->run = ARENA_ARRAY(g->arena, uint32_t, nitems + 1);
+    g->period = ARENA_ARRAY(g->arena, uint8_t, nitems + 1);
+    cg_plan_loops(g, spec, items, nitems, g->run, g->period);
     while (first < nitems) {
+        if (g->run[first] && emit_run(g, spec, items, first, &chunks)) {
+            first += g->run[first];
+            continue;
+        }
+        g->run[first] = 0;
         uint32_t nodes;
         g->stamp++;
         uint32_t count = plan_chunk(g, items, first, nitems, &nodes);
@@ -322,5 +345,6 @@ LLVMValueRef cg_emit_function(Cg *g, const CgFnSpec *spec, const CgItem *items,
         first += count;
     }
     g->nchunks += chunks.len;
+    g->run = NULL;
     return emit_entry(g, spec, chunks.data, chunks.len, ntmp);
 }

@@ -87,6 +87,7 @@ static int collect_stats(Cg *g, LLVMTargetMachineRef tm, void *ud) {
         if (n > st->max_instructions) st->max_instructions = n;
     }
     st->chunks = g->nchunks;
+    st->loops = g->nloops;
     st->max_chunk_nodes = g->max_chunk_nodes;
     return 0;
 }

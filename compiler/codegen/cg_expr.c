@@ -44,6 +44,14 @@ LLVMValueRef cg_load(Cg *g, CgArg arg, uint32_t index) {
     return LLVMBuildLoad2(g->bld, elem, cg_slot(g, arg, index), "");
 }
 
+/* A leaf's load: at its index, or in a loop at index + stride * j. */
+static LLVMValueRef load_leaf(Cg *g, CgArg arg, uint32_t index, const Expr *e) {
+    int32_t st = cg_leaf_stride(g, e);
+    if (!st) return cg_load(g, arg, index);
+    LLVMValueRef idx = cg_loop_index(g, index, st);
+    return LLVMBuildLoad2(g->bld, g->t_f64, LLVMBuildInBoundsGEP2(g->bld, g->t_f64, g->args[arg], &idx, 1, ""), "");
+}
+
 /* Declaration of an overloaded (on double) intrinsic such as llvm.sin. */
 static LLVMValueRef intrinsic(Cg *g, const char *name, LLVMTypeRef *fty) {
     unsigned id = LLVMLookupIntrinsicID(name, strlen(name));
@@ -212,11 +220,11 @@ static LLVMValueRef emit_node(Cg *g, Expr *e) {
     switch ((ExprKind)e->kind) {
     case EXPR_CONST: return f64(g, e->value);
     case EXPR_TIME: return g->args[CG_ARG_T];
-    case EXPR_Y: return cg_load(g, CG_ARG_Y, e->index);
-    case EXPR_YP: return cg_load(g, CG_ARG_YP, e->index);
-    case EXPR_P: return cg_load(g, CG_ARG_P, e->index);
-    case EXPR_Z: return cg_load(g, CG_ARG_Z, e->index);
-    case EXPR_MODE: return cg_load(g, CG_ARG_P, g->sys->np + e->index); /* dyad_model.h nmodes */
+    case EXPR_Y: return load_leaf(g, CG_ARG_Y, e->index, e);
+    case EXPR_YP: return load_leaf(g, CG_ARG_YP, e->index, e);
+    case EXPR_P: return load_leaf(g, CG_ARG_P, e->index, e);
+    case EXPR_Z: return load_leaf(g, CG_ARG_Z, e->index, e);
+    case EXPR_MODE: return load_leaf(g, CG_ARG_P, g->sys->np + e->index, e); /* dyad_model.h nmodes */
     case EXPR_VAR:
     case EXPR_DER: break;
     case EXPR_ADD: return LLVMBuildFAdd(g->bld, a[0], a[1], "");

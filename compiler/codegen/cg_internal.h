@@ -101,6 +101,15 @@ typedef struct Cg {
     int32_t cut_limit;         /* cut nodes with slot < cut_limit are loaded from
                                   tmp (computed by an earlier piece); the others
                                   are computed where they are needed */
+    /* loops (cg_loop.c): inside a loop chunk, leaf e is read at index
+     * e->index + loop_stride[e->id] * loop_j when stride_stamp[id] == loop_gen */
+    LLVMValueRef loop_j;       /* i32 iteration number, NULL outside loops */
+    int32_t *loop_stride;      /* [nids] */
+    uint32_t *stride_stamp;    /* [nids] */
+    uint32_t loop_gen;
+    uint32_t *run;             /* cg_emit_function: run[k] items loop from k */
+    uint8_t *period;           /* items per iteration of that run */
+    uint32_t nloops;           /* statistics */
     uint32_t nchunks;          /* statistics */
     uint32_t max_chunk_nodes;
 } Cg;
@@ -116,6 +125,17 @@ bool cg_is_cut(const Cg *g, const Expr *e);
 /* cg_chunk.c */
 LLVMValueRef cg_emit_function(Cg *g, const CgFnSpec *spec, const CgItem *items,
                               uint32_t nitems);
+LLVMValueRef cg_item_value(Cg *g, const CgItem *it);
+
+/* cg_loop.c: runs of items of one shape (run[k] items from k, period[k]
+ * per iteration; 0 = no run at k), their strides, the loop chunk */
+void cg_plan_loops(Cg *g, const CgFnSpec *spec, const CgItem *items, uint32_t n, uint32_t *run,
+                   uint8_t *period);
+bool cg_loop_strides(Cg *g, const CgItem *items, uint32_t k0, uint32_t period, int32_t *dest_stride);
+void cg_emit_loop(Cg *g, const CgFnSpec *spec, const CgItem *items, uint32_t first, uint32_t count,
+                  uint32_t period, const int32_t *dstride, LLVMValueRef fn);
+LLVMValueRef cg_loop_index(Cg *g, uint32_t base, int32_t stride);
+int32_t cg_leaf_stride(const Cg *g, const Expr *e);
 
 /* cg_module.c */
 int cg_build(Cg *g, const System *s, const CgOptions *o, LLVMContextRef ctx,

@@ -668,6 +668,8 @@ static void init_tables(Cg *g, const System *s) {
     g->memo = ARENA_ARRAY(g->arena, LLVMValueRef, g->nids);
     g->memo_stamp = ARENA_ARRAY(g->arena, uint32_t, g->nids);
     g->count_stamp = ARENA_ARRAY(g->arena, uint32_t, g->nids);
+    g->loop_stride = ARENA_ARRAY(g->arena, int32_t, g->nids);
+    g->stride_stamp = ARENA_ARRAY(g->arena, uint32_t, g->nids);
     g->stamp = 1;
     g->cut_limit = INT32_MAX;
 }

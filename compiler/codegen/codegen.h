@@ -3,7 +3,8 @@
  *
  * The only phase that includes the LLVM C API.  It is pure emission: every Expr
  * list of the System (residual, Jacobian, outputs, ...) becomes one entry
- * function that calls bounded "chunk" functions in order, every array a
+ * function that calls bounded "chunk" functions in order (a run of items
+ * that differ only in their slot indices becomes one loop, cg_loop.c), every array a
  * constant global, and the exported `const DyrtModel dyad_model` descriptor
  * (runtime/dyad_model.h) ties them together.  What is only data stays data
  * (ABI 3): outputs that are c0 + c1 * slot, constant parameter defaults and
@@ -44,6 +45,9 @@ typedef struct CgOptions {
                              generic x86-64 (portable; the JIT always uses
                              the host CPU) */
     uint32_t chunk_nodes; /* node cap per chunk; 0 = CG_CHUNK_MAX_NODES */
+    int no_loops;         /* 1: never turn runs of items of one shape into
+                             loops (cg_loop.c); the results are bit-identical
+                             either way */
     void (*on_step)(void *ctx, const char *step); /* NULL, or called when the
                              machine-code step begins, after the IR was built
                              and optimized: "emit" (object file) or "jit";
@@ -91,6 +95,7 @@ typedef struct CgStats {
     uint32_t chunks;           /* of which chunk functions */
     uint32_t max_instructions; /* largest defined function, in instructions */
     uint32_t max_chunk_nodes;  /* largest chunk, in expression nodes */
+    uint32_t loops;            /* of the chunks, loops over runs of items */
 } CgStats;
 int cg_stats(const System *s, const CgOptions *o, CgStats *out);
 

@@ -81,6 +81,8 @@ static const Opt options[] = {
     {"--filter", "PATTERN", CMD_BIT(TEST), OK_VALUE, F(filter), false,
      "only the cases whose name contains PATTERN (a glob with * ? [)"},
     {"--bless", NULL, CMD_BIT(TEST), OK_FLAG, F(bless), false, "write the golden signal files from this run"},
+    {"--coverage", NULL, CMD_BIT(TEST), OK_FLAG, F(coverage), false,
+     "fail when a component has no test case (neither its own nor one that uses it)"},
     {"-O", NULL, CMDS_JIT, OK_OPT_LEVEL, F(opt_level), false,
      "-O0..-O3: optimization of the generated code (default -O2)"},
     {"--emit-llvm", NULL, CMDS_CODE, OK_FLAG, F(emit_llvm), false, "print the LLVM IR on stdout"},

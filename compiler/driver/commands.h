@@ -46,7 +46,7 @@
       "Compiles the model in memory (LLVM ORC JIT) and simulates it with SUNDIALS IDA.\n"          \
       "With --analysis NAME, a TransientAnalysis supplies the model and its settings.\n"           \
       "The result goes to <model name>.csv unless -o says otherwise (docs/RUNTIME.md).\n")     \
-    X(TEST, "test", cmd_test, "FILE|DIR... [--filter PATTERN] [--bless]",                          \
+    X(TEST, "test", cmd_test, "FILE|DIR... [--filter PATTERN] [--bless] [--coverage]",                          \
       "run the test cases in components' metadata",                                               \
       "Runs every test case (metadata {\"Dyad\": {\"tests\": ...}}) of the components\n"           \
       "defined under the given files and folders (without any, under the -L roots):\n"            \

@@ -40,6 +40,7 @@ typedef struct Driver {
                                  test: the diagnostics of passing cases too */
     const char *filter;       /* test --filter PATTERN */
     bool bless;               /* test --bless */
+    bool coverage;            /* test --coverage */
     int opt_level;
     PhaseClock *clock;        /* progress and --time-passes (progress.c) */
 } Driver;

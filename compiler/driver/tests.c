@@ -1,5 +1,5 @@
 /*
- * tests.c -- `dyadc test FILE|DIR... [--filter PATTERN] [--bless] [-v]`
+ * tests.c -- `dyadc test FILE|DIR... [--filter PATTERN] [--bless] [--coverage] [-v]`
  * (the handler of commands.h):
  * every test case of the components defined under the given files and
  * folders (without any, under the -L roots), one line each, then
@@ -8,7 +8,10 @@
  * A path inside a library that is loaded anyway (the bundled stdlib, a -L
  * root) is not loaded a second time: `dyadc test stdlib` tests the stdlib
  * itself.  Diagnostics of a case are kept in memory and shown only when it
- * fails (always with -v).
+ * fails (always with -v).  --coverage: every non-partial component under
+ * the roots must have a test case or be used by a component that has one
+ * (as a subcomponent, a base, or a redeclaration) -- one AST walk per tested
+ * component, a hash set of the covered definitions.
  */
 #define _XOPEN_SOURCE 700 /* realpath */
 #include "tests.h"
@@ -76,6 +79,75 @@ static Program *load_for_tests(Driver *d, Collect *c) {
     return p;
 }
 
+/* ---------- --coverage: every component has a test case ---------- */
+
+typedef struct {
+    Program *p;
+    HashMap covered;          /* Def -> itself */
+} Coverage;
+
+static void cover_type(Coverage *cv, Def *in, AstNode *type, int depth);
+
+/* a redeclaration in modifications (`source = CurrentSource(...)`) covers its type */
+static void cover_mods(Coverage *cv, Def *in, AstList *mods, int depth) {
+    for (uint32_t i = 0; i < mods->len && depth < 16; i++) {
+        AstNode *m = mods->items[i];
+        if (m->mod.value && m->mod.value->kind == AST_TYPE) cover_type(cv, in, m->mod.value, depth + 1);
+        cover_mods(cv, in, &m->mod.mods, depth + 1);
+    }
+}
+
+static void cover_type(Coverage *cv, Def *in, AstNode *type, int depth) {
+    Def *d = sema_try_lookup(cv->p, in->lib, &type->type.name);
+    if (d) hmap_put(cv->p->arena, &cv->covered, (uint64_t)(uintptr_t)d, d);
+    cover_mods(cv, in, &type->type.mods, depth);
+}
+
+/* what a component with tests exercises: itself, its bases, its subcomponents */
+static void cover_tested(Coverage *cv, Def *def) {
+    hmap_put(cv->p->arena, &cv->covered, (uint64_t)(uintptr_t)def, def);
+    AstNode *n = def->node;
+    for (uint32_t i = 0; i < n->def.extends.len; i++) cover_type(cv, def, n->def.extends.items[i]->extends.type, 0);
+    for (uint32_t i = 0; i < n->def.decls.len; i++) {
+        AstNode *d = n->def.decls.items[i];
+        if (d->kind != AST_INSTANCE || !d->inst.value) continue;
+        AstNode *t = d->inst.value->kind == AST_COMPREHENSION ? d->inst.value->compr.body : d->inst.value;
+        if (t && t->kind == AST_TYPE) cover_type(cv, def, t, 0);
+    }
+}
+
+typedef struct {
+    Collect *c;
+    Coverage *cv;
+    uint32_t components;
+    DiagList missing;
+} Uncovered;
+
+static void uncovered_def(void *ud, Def *def) {
+    Uncovered *u = ud;
+    AstNode *n = def->node;
+    if (n->kind != AST_COMPONENT || n->def.prefix == DEF_PARTIAL || n->def.prefix == DEF_EXTERNAL) return;
+    if (!tested(u->c, def)) return;
+    u->components++;
+    if (hmap_get(&u->cv->covered, (uint64_t)(uintptr_t)def)) return;
+    diag_list_add(&u->missing, def->qname);
+    if (u->c->d->verbose) fprintf(stderr, "no test case: %s\n", def->qname);
+}
+
+/* false (after naming them) when a component under the roots has no test case */
+static bool coverage(Driver *d, Program *p, Collect *c) {
+    Coverage cv = {p, {0}};
+    for (uint32_t i = 0; i < c->cases.len; i++) cover_tested(&cv, c->cases.data[i]->def);
+    Uncovered u = {c, &cv, 0, {.arena = d->arena}};
+    sema_each_def(p, uncovered_def, &u);
+    printf("coverage: %u of %u components have a test case (their own, or one that uses them)\n",
+           u.components - u.missing.count, u.components);
+    if (u.missing.count)
+        fprintf(stderr, "dyadc: error: %u component%s without a test case: %s\n", u.missing.count,
+                u.missing.count == 1 ? "" : "s", diag_list_text(&u.missing, "-v"));
+    return u.missing.count == 0;
+}
+
 /* --filter: a glob (with * ? [) matching "<component>.<case>" or a part of
  * it after a dot (`Pulse*`, `*.case2`), else a substring of it */
 static bool selected(const Driver *d, const TestCase *c) {
@@ -125,5 +197,6 @@ int cmd_test(Driver *d) {
         return 1;
     }
     printf("%u passed, %u failed%s\n", passed, failed, load_errors ? " (and errors while loading)" : "");
-    return failed || load_errors || diag_had_internal() ? 1 : 0;
+    bool covered = !d->coverage || coverage(d, p, &c);
+    return failed || load_errors || !covered || diag_had_internal() ? 1 : 0;
 }

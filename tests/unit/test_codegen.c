@@ -671,6 +671,7 @@ START_TEST(test_chunk_bounds) {
     TestSys *t = big_system(10001);
     CgOptions o;
     cg_options_init(&o);
+    o.no_loops = 1; /* straight-line chunks: their bounds are checked here */
     CgStats st;
     ck_assert_int_eq(cg_stats(&t->s, &o, &st), 0);
     ck_assert_uint_gt(st.chunks, 10);
@@ -695,6 +696,89 @@ START_TEST(test_chunk_bounds) {
     free(vals);
     free(y);
     cg_jit_free(j);
+    ts_free(t);
+}
+END_TEST
+
+/* A ladder built like n instances of one component: interior rows of one
+ * shape with every slot shifted per row (the codegen turns them into
+ * loops), boundary rows, and rows i < 40 that also read y[20] (at i = 20
+ * the two leaves coincide and the shape changes, so a run must break
+ * there); outputs of period 3.  p[2i] = R_i, p[2i+1] = C_i. */
+static TestSys *ladder_system(uint32_t n) {
+    TestSys *t = ts_new();
+    Expr **r = ARENA_ARRAY(t->arena, Expr *, n), **out = ARENA_ARRAY(t->arena, Expr *, 3 * n);
+    for (uint32_t i = 0; i < n; i++) {
+        Expr *left = i ? Y(t, i - 1) : C(t, 0), *right = i + 1 < n ? Y(t, i + 1) : C(t, 0);
+        Expr *in = expr_div(t->x, expr_sub(t->x, left, Y(t, i)), P(t, 2 * i));
+        Expr *outflow = expr_div(t->x, expr_sub(t->x, Y(t, i), right), P(t, 2 * i + 2));
+        r[i] = expr_sub(t->x, expr_mul(t->x, YP(t, i), P(t, 2 * i + 1)), expr_sub(t->x, in, outflow));
+        if (i < 40) r[i] = expr_add(t->x, r[i], expr_mul(t->x, Y(t, i), Y(t, 20)));
+        out[3 * i] = expr_mul(t->x, C(t, 2), Y(t, i));
+        out[3 * i + 1] = expr_add(t->x, YP(t, i), P(t, 0));
+        out[3 * i + 2] = expr_mul(t->x, expr_call(t->x, FN_SIN, Y(t, i), NULL), P(t, 2 * i + 1));
+    }
+    ts_set_resid(t, n, r);
+    ts_set_params(t, 2 * n + 1, NULL, NULL);
+    ts_set_outputs(t, 3 * n, out);
+    return t;
+}
+
+/* Residual, Jacobian and outputs of the JIT-compiled model at pt. */
+static void eval_model(const DyrtModel *m, const System *s, Point *pt, double *r, double *jac,
+                       double *out, int *rc) {
+    rc[0] = m->residual(pt->t, pt->y, pt->yp, pt->p, r);
+    rc[1] = m->jacobian(pt->t, pt->y, pt->yp, pt->p, pt->cj, jac);
+    dyrt_model_outputs(m, pt->t, pt->y, pt->yp, pt->p, out);
+    (void)s;
+}
+
+START_TEST(test_loops_bitwise) {
+    enum { N = 200 };
+    TestSys *t = ladder_system(N);
+    const System *s = &t->s;
+    CgOptions with, without;
+    cg_options_init(&with);
+    cg_options_init(&without);
+    without.no_loops = 1;
+    CgStats st;
+    ck_assert_int_eq(cg_stats(s, &with, &st), 0);
+    ck_assert_uint_ge(st.loops, 3);             /* residual, Jacobian, outputs */
+    ck_assert_int_eq(cg_stats(s, &without, &st), 0);
+    ck_assert_uint_eq(st.loops, 0);
+    size_t ir[2];
+    for (int k = 0; k < 2; k++) {               /* the IR shrinks by a loop per run */
+        char *buf = NULL;
+        FILE *f = open_memstream(&buf, &ir[k]);
+        ck_assert_int_eq(cg_dump_ir(s, k ? &without : &with, f), 0);
+        fclose(f);
+        free(buf);
+    }
+    ck_assert_msg(ir[0] * 3 < ir[1], "IR %zu bytes with loops, %zu without", ir[0], ir[1]);
+    CgJit *jw = cg_jit_compile(s, &with), *jo = cg_jit_compile(s, &without);
+    ck_assert_ptr_nonnull(jw);
+    ck_assert_ptr_nonnull(jo);
+    static double buf[4 * (2 * N + 1)], r[2][N], jac[2][4 * N], out[2][3 * N];
+    for (int rep = 0; rep < 10; rep++) {
+        Point pt;
+        random_point(&pt, buf, 2 * N + 1);
+        if (rep == 9) pt.y[100] = NAN;          /* a row inside a loop */
+        int rc[2][2];
+        eval_model(cg_jit_model(jw), s, &pt, r[0], jac[0], out[0], rc[0]);
+        eval_model(cg_jit_model(jo), s, &pt, r[1], jac[1], out[1], rc[1]);
+        ck_assert_int_eq(rc[0][0], rep == 9);
+        ck_assert_int_eq(rc[1][0], rep == 9);
+        ck_assert_mem_eq(r[0], r[1], sizeof r[0]);
+        ck_assert_mem_eq(jac[0], jac[1], sizeof(double) * s->jac_nnz);
+        ck_assert_mem_eq(out[0], out[1], sizeof out[0]);
+        if (rep == 9) continue;
+        for (uint32_t i = 0; i < N; i++) assert_close(r[0][i], ev(s->resid[i], &pt), "resid", i);
+        for (uint32_t k = 0; k < s->jac_nnz; k++)
+            assert_close(jac[0][k], ev(s->jac_dy[k], &pt) + pt.cj * ev(s->jac_dyp[k], &pt), "jac", k);
+        for (uint32_t i = 0; i < 3 * N; i++) assert_close(out[0][i], ev(s->out[i], &pt), "out", i);
+    }
+    cg_jit_free(jw);
+    cg_jit_free(jo);
     ts_free(t);
 }
 END_TEST
@@ -834,6 +918,7 @@ static Suite *codegen_suite(void) {
     tcase_add_test(tc, test_asserts_and_init);
     tcase_add_test(tc, test_descriptor_layout);
     tcase_add_test(tc, test_chunk_bounds);
+    tcase_add_test(tc, test_loops_bitwise);
     tcase_add_test(tc, test_dump_ir);
     tcase_add_test(tc, test_empty_system);
     tcase_add_test(tc, test_bad_leaf);

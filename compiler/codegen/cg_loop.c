@@ -1,0 +1,239 @@
+/*
+ * cg_loop.c -- runs of items that differ only in their slot indices become
+ * one loop ("rerolling").
+ *
+ * A model built from many instances of one component gives long stretches
+ * of items of the same shape: the residual row of capacitor i is the row of
+ * capacitor 1 with every y, y' and p index shifted by a constant stride.
+ * Straight-line code for them is large (N copies of one body) and slow to
+ * compile and to run (instruction cache).  Such a run is emitted as one
+ * chunk function holding a loop whose body is the first item's DAG, every
+ * leaf index and the destination being `base + stride * j`.  The values are
+ * computed by the same IEEE operations in the same order, so the results
+ * are bit-identical to the straight-line code.
+ *
+ * Shape: an item's DAG serialized in depth-first order (first visits
+ * numbered, a node seen before is a back reference): kinds, functions,
+ * constants' bits; the indices of its leaves (Y, YP, P, Z, MODE) and its
+ * destination are kept apart, in the same order.  Items i and i + P*j have
+ * one shape and indices index_i + j * (index_{i+P} - index_i): then a run
+ * of period P (P items per iteration, the Jacobian's CSC order repeats with
+ * the band width) covers them.  Two leaves that coincide in one item but
+ * not in the first would change the back references, so they break the run.
+ *
+ * Only plain items qualify (not a copy, not guarded by `given`), with at most
+ * LOOP_MAX_NODES nodes, in STATUS and VOID functions.  Planning is
+ * O(items x LOOP_MAX_PERIOD x nodes per item).
+ */
+#include <string.h>
+
+#include "cg_internal.h"
+
+#define LOOP_MAX_NODES 256    /* larger items are emitted straight */
+#define LOOP_MAX_PERIOD 16    /* items per iteration */
+#define LOOP_MIN_ITEMS 16     /* shorter runs are not worth a loop */
+
+#define TOK_BACK 0x100u       /* token: back reference (| number << 16) */
+
+typedef struct Shape {
+    uint32_t tok_off, ntok;   /* into LoopPlan.tok */
+    uint32_t idx_off, nidx;   /* into LoopPlan.idx */
+    uint64_t hash;
+    bool ok;                  /* a plain item within the size cap */
+} Shape;
+
+typedef struct LoopPlan {
+    Vec(uint64_t) tok;
+    Vec(int64_t) idx;
+    Shape *shape;
+    uint32_t *seen, *num;     /* [nids]: visit stamp, first-visit number */
+    uint32_t stamp;
+} LoopPlan;
+
+static bool indexed_leaf(const Expr *e) {
+    return e->kind == EXPR_Y || e->kind == EXPR_YP || e->kind == EXPR_P || e->kind == EXPR_Z ||
+           e->kind == EXPR_MODE;
+}
+
+/* Serialize one root (preorder with back references); false when too big. */
+static bool serialize(Cg *g, LoopPlan *lp, Expr *root, uint32_t *count) {
+    g->stack.len = 0;
+    vec_push(g->arena, &g->stack, root);
+    while (g->stack.len > 0) {
+        Expr *e = g->stack.data[--g->stack.len];
+        if (lp->seen[e->id] == lp->stamp) {
+            vec_push(g->arena, &lp->tok, TOK_BACK | (uint64_t)lp->num[e->id] << 16);
+            continue;
+        }
+        if (++*count > LOOP_MAX_NODES) return false;
+        lp->seen[e->id] = lp->stamp;
+        lp->num[e->id] = *count;
+        uint64_t t = e->kind | (uint64_t)e->fn << 8 | (uint64_t)e->nargs << 16;
+        vec_push(g->arena, &lp->tok, t);
+        if (e->kind == EXPR_CONST) {
+            uint64_t bits;
+            memcpy(&bits, &e->value, sizeof bits);
+            vec_push(g->arena, &lp->tok, bits);
+        }
+        if (indexed_leaf(e)) vec_push(g->arena, &lp->idx, (int64_t)e->index);
+        for (int i = e->nargs - 1; i >= 0; i--) vec_push(g->arena, &g->stack, e->args[i]);
+    }
+    return true;
+}
+
+static void shape_item(Cg *g, LoopPlan *lp, const CgItem *it, Shape *sh) {
+    sh->tok_off = lp->tok.len;
+    sh->idx_off = lp->idx.len;
+    sh->ok = it->copy_arg < 0 && !it->guard_given;
+    lp->stamp++;
+    uint32_t count = 0;
+    vec_push(g->arena, &lp->tok, (uint64_t)(it->a != NULL) | (uint64_t)(it->b != NULL) << 1 |
+                                     (uint64_t)it->dest_arg << 2);
+    vec_push(g->arena, &lp->idx, (int64_t)it->dest_index);
+    if (sh->ok && it->a) sh->ok = serialize(g, lp, it->a, &count);
+    if (sh->ok && it->b) sh->ok = serialize(g, lp, it->b, &count);
+    sh->ntok = lp->tok.len - sh->tok_off;
+    sh->nidx = lp->idx.len - sh->idx_off;
+    sh->hash = hash_bytes(lp->tok.data + sh->tok_off, sizeof(uint64_t) * sh->ntok);
+}
+
+static bool same_shape(const LoopPlan *lp, const Shape *a, const Shape *b) {
+    return a->ok && b->ok && a->hash == b->hash && a->ntok == b->ntok && a->nidx == b->nidx &&
+           memcmp(lp->tok.data + a->tok_off, lp->tok.data + b->tok_off, sizeof(uint64_t) * a->ntok) == 0;
+}
+
+/* Does item k (= first + P*j + r) fit the run started at `first`? */
+static bool fits(const LoopPlan *lp, uint32_t first, uint32_t period, uint32_t k) {
+    uint32_t r = (k - first) % period, j = (k - first) / period;
+    const Shape *s0 = &lp->shape[first + r], *s1 = &lp->shape[first + period + r], *sk = &lp->shape[k];
+    if (!same_shape(lp, s0, sk)) return false;
+    const int64_t *i0 = lp->idx.data + s0->idx_off, *i1 = lp->idx.data + s1->idx_off,
+                  *ik = lp->idx.data + sk->idx_off;
+    for (uint32_t q = 0; q < s0->nidx; q++)
+        if (ik[q] != i0[q] + (int64_t)j * (i1[q] - i0[q])) return false;
+    return true;
+}
+
+/* Items covered by the longest run of period `period` starting at first,
+ * in whole iterations (0 if the second iteration does not fit). */
+static uint32_t run_length(const LoopPlan *lp, uint32_t first, uint32_t n, uint32_t period) {
+    if (first + 2 * period > n) return 0;
+    uint32_t k = first + period;
+    while (k < n && fits(lp, first, period, k)) k++;
+    uint32_t iters = (k - first) / period;
+    return iters >= 2 ? iters * period : 0;
+}
+
+void cg_plan_loops(Cg *g, const CgFnSpec *spec, const CgItem *items, uint32_t n, uint32_t *run,
+                   uint8_t *period) {
+    memset(run, 0, sizeof *run * n);
+    if (spec->ret == CG_RET_ASSERT || n < LOOP_MIN_ITEMS || g->opt->no_loops) return;
+    LoopPlan lp = {.shape = ARENA_ARRAY(g->arena, Shape, n),
+                   .seen = ARENA_ARRAY(g->arena, uint32_t, g->nids),
+                   .num = ARENA_ARRAY(g->arena, uint32_t, g->nids)};
+    for (uint32_t k = 0; k < n; k++) shape_item(g, &lp, &items[k], &lp.shape[k]);
+    for (uint32_t k = 0; k < n;) {
+        uint32_t best = 0, bp = 1;
+        for (uint32_t p = 1; p <= LOOP_MAX_PERIOD; p++) {
+            uint32_t len = run_length(&lp, k, n, p);
+            if (len > best) best = len, bp = p;
+        }
+        if (best < LOOP_MIN_ITEMS) { k++; continue; }
+        run[k] = best;
+        period[k] = (uint8_t)bp;
+        k += best;
+    }
+}
+
+/* ---------- emission ---------- */
+
+/* i32 index base + stride * j of the current loop */
+LLVMValueRef cg_loop_index(Cg *g, uint32_t base, int32_t stride) {
+    LLVMValueRef b = LLVMConstInt(g->t_i32, base, 0);
+    if (!stride || !g->loop_j) return b;
+    LLVMValueRef s = LLVMConstInt(g->t_i32, (unsigned long long)(int64_t)stride, 1);
+    return LLVMBuildAdd(g->bld, b, LLVMBuildMul(g->bld, g->loop_j, s, ""), "");
+}
+
+static bool set_stride(Cg *g, const Expr *x, const Expr *y) {
+    int32_t st = (int32_t)((int64_t)y->index - (int64_t)x->index);
+    if (g->stride_stamp[x->id] == g->loop_gen) return g->loop_stride[x->id] == st;
+    g->loop_stride[x->id] = st;
+    g->stride_stamp[x->id] = g->loop_gen;
+    return true;
+}
+
+/* The same preorder walk over a root of the first iteration and the
+ * corresponding root of the second (their shapes are equal): each leaf's
+ * stride.  False when a leaf shared by two items of an iteration would need
+ * two strides (the shapes do not see sharing between items). */
+static bool root_strides(Cg *g, Expr *ra, Expr *rb) {
+    ExprVec sa = {0}, sb = {0};
+    vec_push(g->arena, &sa, ra);
+    vec_push(g->arena, &sb, rb);
+    g->stamp++;
+    while (sa.len) {
+        Expr *x = sa.data[--sa.len], *y = sb.data[--sb.len];
+        if (g->count_stamp[x->id] == g->stamp) continue;
+        g->count_stamp[x->id] = g->stamp;
+        if (indexed_leaf(x) && !set_stride(g, x, y)) return false;
+        for (int i = x->nargs - 1; i >= 0; i--) {
+            vec_push(g->arena, &sa, x->args[i]);
+            vec_push(g->arena, &sb, y->args[i]);
+        }
+    }
+    return true;
+}
+
+bool cg_loop_strides(Cg *g, const CgItem *items, uint32_t k0, uint32_t period, int32_t *dest_stride) {
+    g->loop_gen++;
+    for (uint32_t r = 0; r < period; r++) {
+        const CgItem *a = &items[k0 + r], *b = &items[k0 + period + r];
+        dest_stride[r] = (int32_t)((int64_t)b->dest_index - (int64_t)a->dest_index);
+        if (a->a && !root_strides(g, a->a, b->a)) return false;
+        if (a->b && !root_strides(g, a->b, b->b)) return false;
+    }
+    return true;
+}
+
+int32_t cg_leaf_stride(const Cg *g, const Expr *e) {
+    return g->loop_j && g->stride_stamp[e->id] == g->loop_gen ? g->loop_stride[e->id] : 0;
+}
+
+/* The body of a loop chunk (fn, positioned in its entry block): for j in
+ * [0, count/period) the items of one iteration, each stored at dest +
+ * stride*j (strides from cg_loop_strides); STATUS or-reduces NaN tests. */
+void cg_emit_loop(Cg *g, const CgFnSpec *spec, const CgItem *items, uint32_t first, uint32_t count,
+                  uint32_t period, const int32_t *dstride, LLVMValueRef fn) {
+    LLVMBasicBlockRef entry = LLVMGetInsertBlock(g->bld);
+    LLVMBasicBlockRef body = LLVMAppendBasicBlockInContext(g->ctx, fn, "loop");
+    LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(g->ctx, fn, "done");
+    LLVMBuildBr(g->bld, body);
+    LLVMPositionBuilderAtEnd(g->bld, body);
+    LLVMValueRef j = LLVMBuildPhi(g->bld, g->t_i32, "j");
+    LLVMValueRef any = LLVMBuildPhi(g->bld, g->t_i1, "nan");
+    g->loop_j = j;
+    g->stamp++;
+    LLVMValueRef acc = any;
+    for (uint32_t r = 0; r < period; r++) {
+        const CgItem *it = &items[first + r];
+        LLVMValueRef v = cg_item_value(g, it);
+        LLVMValueRef idx = cg_loop_index(g, it->dest_index, dstride[r]);
+        LLVMBuildStore(g->bld, v, LLVMBuildInBoundsGEP2(g->bld, g->t_f64, g->args[it->dest_arg], &idx, 1, ""));
+        if (spec->ret == CG_RET_STATUS)
+            acc = LLVMBuildOr(g->bld, acc, LLVMBuildFCmp(g->bld, LLVMRealUNO, v, v, ""), "");
+    }
+    LLVMValueRef jn = LLVMBuildAdd(g->bld, j, LLVMConstInt(g->t_i32, 1, 0), "");
+    LLVMValueRef more = LLVMBuildICmp(g->bld, LLVMIntULT, jn, LLVMConstInt(g->t_i32, count / period, 0), "");
+    LLVMBasicBlockRef last = LLVMGetInsertBlock(g->bld);
+    LLVMBuildCondBr(g->bld, more, body, done);
+    LLVMValueRef jin[2] = {LLVMConstInt(g->t_i32, 0, 0), jn};
+    LLVMValueRef ain[2] = {LLVMConstInt(g->t_i1, 0, 0), acc};
+    LLVMBasicBlockRef from[2] = {entry, last};
+    LLVMAddIncoming(j, jin, from, 2);
+    LLVMAddIncoming(any, ain, from, 2);
+    LLVMPositionBuilderAtEnd(g->bld, done);
+    g->loop_j = NULL;
+    if (spec->ret == CG_RET_VOID) LLVMBuildRetVoid(g->bld);
+    else LLVMBuildRet(g->bld, LLVMBuildZExt(g->bld, acc, g->t_i32, ""));
+}
