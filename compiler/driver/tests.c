@@ -10,8 +10,8 @@
  * itself.  Diagnostics of a case are kept in memory and shown only when it
  * fails (always with -v).  --coverage: every non-partial component under
  * the roots must have a test case or be used by a component that has one
- * (as a subcomponent, a base, or a redeclaration) -- one AST walk per tested
- * component, a hash set of the covered definitions.
+ * (as a subcomponent, a base, or a redeclaration, at any depth) -- one AST
+ * walk per covered definition, a hash set of them.
  */
 #define _XOPEN_SOURCE 700 /* realpath */
 #include "tests.h"
@@ -84,7 +84,14 @@ static Program *load_for_tests(Driver *d, Collect *c) {
 typedef struct {
     Program *p;
     HashMap covered;          /* Def -> itself */
+    Vec(Def *) todo;          /* covered, their parts not yet walked */
 } Coverage;
+
+static void cover(Coverage *cv, Def *d) {
+    if (hmap_get(&cv->covered, (uint64_t)(uintptr_t)d)) return;
+    hmap_put(cv->p->arena, &cv->covered, (uint64_t)(uintptr_t)d, d);
+    if (d->node->kind == AST_COMPONENT) vec_push(cv->p->arena, &cv->todo, d);
+}
 
 static void cover_type(Coverage *cv, Def *in, AstNode *type, int depth);
 
@@ -99,13 +106,12 @@ static void cover_mods(Coverage *cv, Def *in, AstList *mods, int depth) {
 
 static void cover_type(Coverage *cv, Def *in, AstNode *type, int depth) {
     Def *d = sema_try_lookup(cv->p, in->lib, &type->type.name);
-    if (d) hmap_put(cv->p->arena, &cv->covered, (uint64_t)(uintptr_t)d, d);
+    if (d) cover(cv, d);
     cover_mods(cv, in, &type->type.mods, depth);
 }
 
-/* what a component with tests exercises: itself, its bases, its subcomponents */
-static void cover_tested(Coverage *cv, Def *def) {
-    hmap_put(cv->p->arena, &cv->covered, (uint64_t)(uintptr_t)def, def);
+/* what a covered component exercises: its bases, its subcomponents */
+static void cover_parts(Coverage *cv, Def *def) {
     AstNode *n = def->node;
     for (uint32_t i = 0; i < n->def.extends.len; i++) cover_type(cv, def, n->def.extends.items[i]->extends.type, 0);
     for (uint32_t i = 0; i < n->def.decls.len; i++) {
@@ -136,11 +142,12 @@ static void uncovered_def(void *ud, Def *def) {
 
 /* false (after naming them) when a component under the roots has no test case */
 static bool coverage(Driver *d, Program *p, Collect *c) {
-    Coverage cv = {p, {0}};
-    for (uint32_t i = 0; i < c->cases.len; i++) cover_tested(&cv, c->cases.data[i]->def);
+    Coverage cv = {p, {0}, {0}};
+    for (uint32_t i = 0; i < c->cases.len; i++) cover(&cv, c->cases.data[i]->def);
+    while (cv.todo.len) cover_parts(&cv, cv.todo.data[--cv.todo.len]);
     Uncovered u = {c, &cv, 0, {.arena = d->arena}};
     sema_each_def(p, uncovered_def, &u);
-    printf("coverage: %u of %u components have a test case (their own, or one that uses them)\n",
+    printf("coverage: %u of %u components have a test case (their own, or one of a component using them)\n",
            u.components - u.missing.count, u.components);
     if (u.missing.count)
         fprintf(stderr, "dyadc: error: %u component%s without a test case: %s\n", u.missing.count,
