@@ -44,6 +44,21 @@
  *   IDACalcIC compute the algebraic unknowns and y' with the differential
  *   unknowns fixed (y_is_diff).
  *
+ * State sets (ABI 5): dynamic state selection.  Set k chooses, of its
+ * ncand candidate variables x_i, nstates as states; the others are
+ * determined by its nrows equations.  set_info[DYRT_SET_INFO * k ..] =
+ * {nrows, nfixed, ncand, nstates, mode_first, jac_first, cand_first,
+ * state_first}.  Event mode_first + j (DYRT_EVENT_STATESET) has the mode
+ * p[np + mode_first + j] = index i of the candidate that is state j; its
+ * integrator unknown y[set_state_y[state_first + j]] must then equal x_i.
+ * set_eval writes at jac_first the set's Jacobian, nrows x (nfixed +
+ * ncand) row-major: its equations in its nfixed fixed columns (eliminated
+ * first) and the derivatives of its candidates; the candidates that are
+ * not states must leave a nonsingular rest.  The runtime watches that
+ * pivot, switches the choice at an event when it degrades and restarts
+ * with the set states set to the new candidates' values (set_eval's
+ * cand_first entries after the Jacobians, then their derivatives).
+ *
  * Data instead of code (ABI 3)
  *   What is only data is a table, applied by the runtime around the
  *   generated functions (runtime/model.c; call dyrt_model_* rather than the
@@ -112,13 +127,19 @@ enum {
     DYRT_OP_NEG = 8, DYRT_OP_SCALE = 16, DYRT_OP_OFFSET = 32
 };
 
+/* entries of set_info per state set (see "State sets") */
+#define DYRT_SET_INFO 8
+
 /* event_kind: what the mode of event k means, so how the runtime sets it
  * (runtime/events.c).  The compiler's twin list is SYS_EVENT_KINDS
  * (compiler/structure/system.h); codegen maps one to the other. */
 enum {
     DYRT_EVENT_RELATION = 0,    /* mode = 1 while zero_crossings()[k] > 0 */
-    DYRT_EVENT_CLOCK = 1        /* the same, and a zero-crossing clock ticks at
+    DYRT_EVENT_CLOCK = 1,       /* the same, and a zero-crossing clock ticks at
                                    each crossing (see "Clocks") */
+    DYRT_EVENT_STATESET = 2     /* mode = the candidate that is this state of a
+                                   state set; chosen by the runtime (see
+                                   "State sets") */
 };
 
 /* risk_kind: an operation that makes a finite argument NaN or Inf, and the
@@ -305,6 +326,16 @@ typedef struct DyrtModel {
      * expression after alias elimination.  Result files (-o FILE.mat)
      * store such a column as a reference to j. */
     const int32_t *out_alias;         /* [nout] */
+
+    /* ABI 6, appended (0 / NULL: none): state sets, see "State sets". */
+    int32_t nsets;
+    const int32_t *set_info;          /* [DYRT_SET_INFO * nsets] */
+    const int32_t *set_state_y;       /* [sum of nstates] y slot of each set state */
+    const int32_t *set_init;          /* [sum of nstates] its candidate at the start */
+    const char *const *set_cand_names; /* [sum of ncand] */
+    int32_t set_neval;                /* length of set_eval's output */
+    DyrtOutputsFn set_eval;           /* every set's Jacobian (row-major), then the
+                                         candidates' values, then their derivatives */
 } DyrtModel;
 
 #endif

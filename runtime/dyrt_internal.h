@@ -86,6 +86,23 @@ typedef enum DyrtSimPhase {
 /* The solver state of one simulation (the handle of dyadrt.h).  Allocated
  * by dyrt_create (parameter arrays) and dyrt_init (initial values, IDA);
  * the integration allocates nothing. */
+/* one switch of a state set, for -v */
+typedef struct DyrtSetSwitch {
+    double t;
+    int set;
+    const char *from, *to;     /* the first state's candidate before and after */
+} DyrtSetSwitch;
+
+/* state sets at run time (stateset.c): scratch and the switches */
+typedef struct DyrtSets {
+    double *eval;              /* [set_neval] set_eval's output */
+    int njac, ncand;           /* its Jacobian entries, candidates */
+    double *mat, *lu;          /* elimination scratch */
+    int *dummy, *best, *pick;  /* [max ncand] */
+    long switches;
+    DyrtSetSwitch log[DYRT_EVENT_LOG];
+} DyrtSets;
+
 /* --input FILE.csv (inputs.c) */
 typedef struct DyrtInputTable {
     int n;                     /* columns besides time */
@@ -134,6 +151,7 @@ struct DyrtSim {
     int chatter_count;         /* ... and the events within the window of it */
     int failed_assert;         /* 1 + index of the assertion that failed at an event */
     DyrtClocks clk;
+    DyrtSets sets;
     /* diagnostics */
     int bad_res;               /* index of the last non-finite residual, -1 */
     double bad_t;              /* ... and the point where it was evaluated */
@@ -269,6 +287,14 @@ int dyrt_me_directional(DyrtMe *me, double t, const double *y, const double *yp,
 /* nonfinite.c */
 const char *dyrt_value_word(double x);
 void dyrt_explain_point(DyrtSim *s, int row, double t, const double *y, const double *yp);
+
+/* stateset.c */
+int dyrt_event_follows_sign(const DyrtModel *m, int k);
+int dyrt_sets_setup(DyrtSim *s);
+void dyrt_sets_free(DyrtSim *s);
+void dyrt_sets_criteria(DyrtSim *s, double t, const double *y, const double *yp, double *g);
+int dyrt_sets_switch(DyrtSim *s, double t, double *y, double *yp, const int *roots);
+void dyrt_sets_stats(const DyrtSim *s, FILE *f);
 
 /* solver.c: the smallest step that still makes progress at time t */
 double dyrt_min_step(double t);

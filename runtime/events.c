@@ -23,7 +23,8 @@
  *                  root tolerance of the restart point (integrate.c).
  *
  * Models without modes (nmodes == 0) compare continuously; these functions
- * then change nothing.  dyrt_event_name names function k for messages.
+ * then change nothing.  The modes of state sets (DYRT_EVENT_STATESET) are
+ * no signs: stateset.c chooses them, these functions leave them alone.  dyrt_event_name names function k for messages.
  */
 #include <math.h>
 #include <string.h>
@@ -45,7 +46,7 @@ static int look_ahead(DyrtSim *s, double t, const double *y, const double *yp,
     double *mode = s->p + m->np;
     int changed = 0;
     for (int32_t k = 0; k < m->nmodes; k++) {
-        if (!pending[k] || s->gbuf[k] == 0)
+        if (!pending[k] || s->gbuf[k] == 0 || !dyrt_event_follows_sign(m, k))
             continue;
         double want = s->gbuf[k] > 0 ? 1.0 : 0.0;
         if (mode[k] != want) {
@@ -71,7 +72,7 @@ int dyrt_modes_from_signs(DyrtSim *s, double t, const double *y, const double *y
     unsigned char pending[256] = {0};
     int changed = 0, any_pending = 0;
     for (int32_t k = 0; k < m->nmodes; k++) {
-        if (keep && keep[k])
+        if ((keep && keep[k]) || !dyrt_event_follows_sign(m, k))
             continue;
         if (s->gbuf[k] == 0) {
             if (!keep && k < 256)
@@ -98,7 +99,7 @@ int dyrt_modes_from_roots(DyrtSim *s, double t)
     const DyrtModel *m = s->m;
     int changed = 0;
     for (int32_t k = 0; k < m->nz; k++) {
-        if (s->rootsfound[k] == 0)
+        if (s->rootsfound[k] == 0 || !dyrt_event_follows_sign(m, k))
             continue;
         if (m->nmodes <= 0) {
             changed = 1;
@@ -125,7 +126,7 @@ int dyrt_modes_mismatch(DyrtSim *s, double t, const double *y, const double *yp)
     int n = 0;
     for (int32_t k = 0; k < m->nmodes; k++) {
         double g = s->gbuf[k];
-        s->mismatch[k] = (g > 0 && mode[k] == 0) || (g < 0 && mode[k] != 0);
+        s->mismatch[k] = dyrt_event_follows_sign(m, k) && ((g > 0 && mode[k] == 0) || (g < 0 && mode[k] != 0));
         n += s->mismatch[k];
     }
     return n;

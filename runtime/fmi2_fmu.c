@@ -643,7 +643,9 @@ fmi2Status fmi2EnterEventMode(fmi2Component c)
 }
 
 /* Modes from the signs of the indicators at the current point (a zero
- * keeps its mode); returns how many changed. */
+ * keeps its mode; the modes of state sets are choices, kept as dyrt_init
+ * made them -- their switching is not exported yet); returns how many
+ * changed. */
 static int modes_from_signs(Fmu *f)
 {
     const DyrtModel *m = f->m;
@@ -653,8 +655,8 @@ static int modes_from_signs(Fmu *f)
     int changed = 0;
     for (int32_t k = 0; k < m->nmodes; k++) {
         double *mode = &f->p[m->np + k];
-        if (f->g[k] == 0 || *mode == (f->g[k] > 0 ? 1.0 : 0.0))
-            continue;
+        if (!dyrt_event_follows_sign(m, k) || f->g[k] == 0 || *mode == (f->g[k] > 0 ? 1.0 : 0.0))
+            continue;              /* (a state set's choice is no sign: kept) */
         *mode = f->g[k] > 0 ? 1.0 : 0.0;
         changed++;
     }

@@ -181,7 +181,9 @@ int dyrt_initial_values(DyrtSim *s, double tnext)
         if (IDAReInit(s->ida, s->start, s->yy, s->yp) != IDA_SUCCESS)
             return DYRT_EXIT_INTERNAL;
     }
-    if (flag >= 0) {
+    if (flag >= 0 && dyrt_sets_switch(s, s->start, N_VGetArrayPointer(s->yy), N_VGetArrayPointer(s->yp), NULL))
+        flag = IDAReInit(s->ida, s->start, s->yy, s->yp) != IDA_SUCCESS ? IDA_MEM_FAIL : calc_ic(s, s->start, tnext);
+    if (flag >= 0) {       /* (a state set whose start choice is poor switched above) */
         save_restart_point(s);
         schedule_check(s, s->start);
         return 0;
@@ -382,7 +384,12 @@ static int on_event(DyrtSim *s, double t, double tout)
         return sim_failed(s, IDA_ILL_INPUT, "internal: no root information");
     dyrt_clocks_snapshot(s);
     modes_save(s);
-    if (dyrt_modes_from_roots(s, t) == 0)
+    /* a state set whose pivot degraded switches here (stateset.c): a change
+     * of coordinates, restarted like an event; every set is checked, as
+     * sets sharing a pivot cross together and a set already past its
+     * threshold at a restart would not be reported again */
+    int switched = dyrt_sets_switch(s, t, N_VGetArrayPointer(s->yy), N_VGetArrayPointer(s->yp), NULL);
+    if (dyrt_modes_from_roots(s, t) == 0 && !switched)
         return 0;              /* no branch changes: not an event */
     int ticks = dyrt_clocks_roots(s);
     if (s->stats.events < DYRT_EVENT_LOG)

@@ -69,6 +69,7 @@ void dyrt_free(DyrtSim *s)
     if (!s)
         return;
     dyrt_integrate_free(s);
+    dyrt_sets_free(s);
     dyrt_inputs_free(s);
     dyrt_clocks_free(s);
     free(s->p);
@@ -186,6 +187,8 @@ static int init_phases(DyrtSim *s, double tout1)
     dyrt_inputs_at(s, s->start);
     if (!rc)
         rc = dyrt_coef_checks(s);
+    if (!rc)
+        rc = dyrt_sets_setup(s);
     if (!rc)
         rc = dyrt_clocks_setup(s);
     if (!rc)

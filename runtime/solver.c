@@ -91,6 +91,7 @@ static int roots_cb(sunrealtype t, N_Vector yy, N_Vector yp, sunrealtype *g, voi
     DyrtSim *s = user;
     dyrt_inputs_at(s, t);
     s->m->zero_crossings(t, N_VGetArrayPointer(yy), N_VGetArrayPointer(yp), s->p, g);
+    dyrt_sets_criteria(s, t, N_VGetArrayPointer(yy), N_VGetArrayPointer(yp), g);
     return 0;
 }
 
@@ -260,6 +261,7 @@ void dyrt_print_stats(const DyrtSim *s, FILE *f)
         fprintf(f, "  event at t = %s\n", dyrt_num(s->stats.event_t[k]).s);
     if (s->stats.events > DYRT_EVENT_LOG)
         fprintf(f, "  (%ld more events)\n", s->stats.events - DYRT_EVENT_LOG);
+    dyrt_sets_stats(s, f);
     if (s->m->nclocks > 0)
         fprintf(f, "  clocks %d, partition ticks %ld\n", (int)s->m->nclocks, s->clk.ticks);
     fprintf(f, "  initialization: %ld Newton iterations, %ld residual evals\n",

@@ -58,7 +58,9 @@
     X(PTR, resid_eq) X(PTR, out_eq) X(PTR, out_rank)                     \
     X(I32, nrisk) X(PTR, risk_eq) X(PTR, risk_kind) X(PTR, risk_arg) \
     X(I32, ncoef_check) X(PTR, coef_check_msgs) X(PTR, check_coefs)      \
-    X(PTR, out_alias)
+    X(PTR, out_alias) \
+    X(I32, nsets) X(PTR, set_info) X(PTR, set_state_y) X(PTR, set_init)  \
+    X(PTR, set_cand_names) X(I32, set_neval) X(PTR, set_eval)
 
 #define SETTINGS_FIELDS(X)                                               \
     X(F64, start) X(F64, stop) X(F64, interval) X(F64, rtol)             \
@@ -217,12 +219,12 @@ static LLVMValueRef f64_global(Cg *g, const char *name, const double *a, uint32_
 #define L(k) CG_LEAF(EXPR_##k)
 #define L_DAE (L(TIME) | L(Y) | L(YP) | L(P))
 #define L_MODES (L_DAE | L(MODE))
-#define L_INIT (L(TIME) | L(Z) | L(P))
+#define L_INIT (L(TIME) | L(Z) | L(P) | L(MODE)) /* modes: the choices of state sets */
 
 static const CgFnSpec spec_params = {"dyad_param_defaults", CG_RET_VOID, 2,
                                      {CG_ARG_P, CG_ARG_GIVEN}, L(P)};
 static const CgFnSpec spec_start = {"dyad_start", CG_RET_VOID, 4,
-                                    {CG_ARG_T, CG_ARG_P, CG_ARG_Y, CG_ARG_YP}, L(TIME) | L(P)};
+                                    {CG_ARG_T, CG_ARG_P, CG_ARG_Y, CG_ARG_YP}, L(TIME) | L(P) | L(MODE)};
 static const CgFnSpec spec_resid = {"dyad_residual", CG_RET_STATUS, 5,
                                     {CG_ARG_T, CG_ARG_Y, CG_ARG_YP, CG_ARG_P, CG_ARG_OUT}, L_MODES};
 static const CgFnSpec spec_jac = {"dyad_jacobian", CG_RET_STATUS, 6,
@@ -232,6 +234,8 @@ static const CgFnSpec spec_out = {"dyad_outputs", CG_RET_VOID, 5,
                                   {CG_ARG_T, CG_ARG_Y, CG_ARG_YP, CG_ARG_P, CG_ARG_OUT}, L_MODES};
 static const CgFnSpec spec_zc = {"dyad_zero_crossings", CG_RET_VOID, 5,
                                  {CG_ARG_T, CG_ARG_Y, CG_ARG_YP, CG_ARG_P, CG_ARG_OUT}, L_MODES};
+static const CgFnSpec spec_sets = {"dyad_set_eval", CG_RET_VOID, 5,
+                                   {CG_ARG_T, CG_ARG_Y, CG_ARG_YP, CG_ARG_P, CG_ARG_OUT}, L_MODES};
 static const CgFnSpec spec_coefs = {"dyad_check_coefs", CG_RET_ASSERT, 1, {CG_ARG_P}, L(P)};
 static const CgFnSpec spec_assert = {"dyad_check_asserts", CG_RET_ASSERT, 4,
                                      {CG_ARG_T, CG_ARG_Y, CG_ARG_YP, CG_ARG_P}, L_DAE};
@@ -240,7 +244,7 @@ static const CgFnSpec spec_iresid = {"dyad_init_residual", CG_RET_STATUS, 4,
 static const CgFnSpec spec_ijac = {"dyad_init_jacobian", CG_RET_STATUS, 4,
                                    {CG_ARG_T, CG_ARG_Z, CG_ARG_P, CG_ARG_OUT}, L_INIT};
 static const CgFnSpec spec_iguess = {"dyad_init_guess", CG_RET_VOID, 3,
-                                     {CG_ARG_T, CG_ARG_P, CG_ARG_Z}, L(TIME) | L(P)};
+                                     {CG_ARG_T, CG_ARG_P, CG_ARG_Z}, L(TIME) | L(P) | L(MODE)};
 static const CgFnSpec spec_ifinish = {"dyad_init_finish", CG_RET_VOID, 5,
                                       {CG_ARG_T, CG_ARG_Z, CG_ARG_P, CG_ARG_Y, CG_ARG_YP}, 0};
 
@@ -513,6 +517,40 @@ static void fill_functions(Cg *g, const System *s, LLVMValueRef *v) {
     v[MF_init_finish] = init_finish_fn(g, s);
 }
 
+/* State sets (system.h): the info table (8 per set, in SysStateSet's
+ * order), the state slots and start choices, and set_eval computing every
+ * set's Jacobian entries, then the candidates' values, then their
+ * derivatives. */
+static void fill_sets(Cg *g, const System *s, LLVMValueRef *v) {
+    v[MF_nsets] = LLVMConstInt(g->t_i32, s->nsets, 0);
+    if (!s->nsets) return;
+    uint32_t njac = 0, ncand = 0, nstate = 0;
+    int32_t *info = ARENA_ARRAY(g->arena, int32_t, 8 * s->nsets);
+    for (uint32_t k = 0; k < s->nsets; k++) {
+        const SysStateSet *z = &s->sets[k];
+        int32_t row[8] = {(int32_t)z->nrows, (int32_t)z->nfixed, (int32_t)z->ncand, (int32_t)z->nstates,
+                          (int32_t)z->mode_first, (int32_t)z->jac_first, (int32_t)z->cand_first,
+                          (int32_t)z->state_first};
+        memcpy(info + 8 * k, row, sizeof row);
+        njac += z->nrows * (z->nfixed + z->ncand);
+        ncand += z->ncand;
+        nstate += z->nstates;
+    }
+    v[MF_set_info] = i32_global(g, "set_info", info, 8 * s->nsets);
+    v[MF_set_state_y] = i32_global(g, "set_state_y", (const int32_t *)s->set_state_y, nstate);
+    v[MF_set_init] = i32_global(g, "set_init", (const int32_t *)s->set_init, nstate);
+    v[MF_set_cand_names] = names_global(g, "set_cand_names", s->set_cand_names, ncand);
+    uint32_t n = njac + 2 * ncand;
+    CgItem *it = new_items(g, n);
+    for (uint32_t i = 0; i < njac; i++) it[i] = item(s->set_jac[i], CG_ARG_OUT, i);
+    for (uint32_t i = 0; i < ncand; i++) {
+        it[njac + i] = item(s->set_cand_value[i], CG_ARG_OUT, njac + i);
+        it[njac + ncand + i] = item(s->set_cand_der[i], CG_ARG_OUT, njac + ncand + i);
+    }
+    v[MF_set_neval] = LLVMConstInt(g->t_i32, n, 0);
+    v[MF_set_eval] = cg_emit_function(g, &spec_sets, it, n);
+}
+
 static void fill_clocks(Cg *g, const System *s, LLVMValueRef *v) {
     v[MF_nclocks] = LLVMConstInt(g->t_i32, 0, 0);
     if (!s->nclocks) return;
@@ -650,6 +688,7 @@ static int emit_descriptor(Cg *g, const System *s, LLVMTargetDataRef td) {
     fill_data(g, s, v);
     fill_functions(g, s, v);
     fill_clocks(g, s, v);
+    fill_sets(g, s, v);
     if (g->failed) return 1;
     v[MF_defaults] = settings_value(g, s, st);
     for (int i = 0; i < MF_COUNT; i++)

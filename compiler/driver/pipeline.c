@@ -172,6 +172,8 @@ static bool add_initials(Driver *d, FlatModel *m) {
 }
 
 static System *compile_to_system(Driver *d, FlatModel **flat_out) {
+    /* an FMU's importer cannot switch state sets: the static choice (docs/FMI.md) */
+    StructOptions so = {.static_states = d->cmd == CMD_FMU};
     if (!d->model) {
         const char *cmd = driver_command_name(d->cmd);
         fprintf(stderr, "dyadc: error: which component? `dyadc %s` needs --model NAME (or --analysis NAME)\n"
@@ -194,7 +196,7 @@ static System *compile_to_system(Driver *d, FlatModel **flat_out) {
     if (d->cmd == CMD_FLATTEN && !d->structure) return NULL;
     phase_begin(d->clock, "structure", true);
     if (!flat_check_balance(m, def, false)) return NULL; /* located, with candidates */
-    System *s = structure(m);
+    System *s = structure_with(m, &so);
     phase_end(d->clock);
     return s;
 }

@@ -142,6 +142,7 @@ void struct_report(St *t) {
     }
     report_vars(t, out, "states", SR_STATE, false);
     report_vars(t, out, "dummy derivatives", 0, true);
+    st_report_sets(t, out);
     report_blocks(t, out);
     fclose(out);
     t->s->report = arena_strndup(t->arena, buf, len);

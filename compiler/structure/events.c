@@ -23,6 +23,9 @@
  * found through St.rel_src (structure.c: noted while translating the
  * equations, passed on by every rewrite after).
  *
+ * The states of state sets (stateset.c) are the first events, relations
+ * follow: their modes were created with the set equations, before this.
+ *
  * Runs after the residuals, outputs and assertions are lowered and before
  * the Jacobian is derived (the derivative of a mode is 0).  O(total DAG
  * size): every node is visited once per pass (dynamic marks memoized).
@@ -117,7 +120,7 @@ static Expr *to_mode(void *ud, Expr *e) {
     if (!g) return NULL;
     uint32_t k = (uint32_t)(uintptr_t)hmap_get(&v->index, g->id) - 1;
     ExprCtx *c = v->t->c;
-    Expr *m = expr_leaf(c, EXPR_MODE, k);
+    Expr *m = expr_leaf(c, EXPR_MODE, v->t->nset_modes + k);
     if (!pos) m = expr_not(c, m);
     if (is_sign(e)) return expr_ifelse(c, m, expr_const(c, 1), expr_const(c, -1));
     return m;
@@ -137,24 +140,28 @@ void struct_events(St *t) {
     for (uint32_t r = 0; r < s->ny; r++) collect(&v, s->resid[r]);
     for (uint32_t o = 0; o < s->nout; o++) collect(&v, s->out[o]);
     for (uint32_t a = 0; a < s->nassert; a++) collect(&v, s->assert_cond[a]);
-    s->nz = v.zc.len;
+    /* the states of state sets first (their modes exist already), then the
+     * relations */
+    uint32_t ns = t->nset_modes, nrel = v.zc.len;
+    s->nz = ns + nrel;
     s->zc = ARENA_ARRAY(t->arena, Expr *, s->nz + 1);
     s->zc_kind = ARENA_ARRAY(t->arena, uint8_t, s->nz + 1);
     s->zc_names = ARENA_ARRAY(t->arena, const char *, s->nz + 1);
-    for (uint32_t k = 0; k < s->nz; k++) {
-        s->zc[k] = v.zc.data[k];
-        s->zc_kind[k] = SYS_EV_RELATION;
-        s->zc_names[k] = relation_name(&v, v.rel.data[k]);
+    st_set_events(t, s->zc, s->zc_kind, s->zc_names);
+    for (uint32_t k = 0; k < nrel; k++) {
+        s->zc[ns + k] = v.zc.data[k];
+        s->zc_kind[ns + k] = SYS_EV_RELATION;
+        s->zc_names[ns + k] = relation_name(&v, v.rel.data[k]);
     }
-    if (s->nz == 0) return;
+    if (nrel == 0) return;
     /* one rewrite of everything that reads modes: shared nodes once */
-    uint32_t n = s->nz + s->ny + s->nout;
+    uint32_t n = nrel + s->ny + s->nout;
     Expr **all = ARENA_ARRAY(t->arena, Expr *, n);
-    memcpy(all, s->zc, sizeof *all * s->nz);
-    memcpy(all + s->nz, s->resid, sizeof *all * s->ny);
-    memcpy(all + s->nz + s->ny, s->out, sizeof *all * s->nout);
+    memcpy(all, s->zc + ns, sizeof *all * nrel);
+    memcpy(all + nrel, s->resid, sizeof *all * s->ny);
+    memcpy(all + nrel + s->ny, s->out, sizeof *all * s->nout);
     expr_replace(t->c, all, n, to_mode, &v);
-    memcpy(s->zc, all, sizeof *all * s->nz);
-    memcpy(s->resid, all + s->nz, sizeof *all * s->ny);
-    memcpy(s->out, all + s->nz + s->ny, sizeof *all * s->nout);
+    memcpy(s->zc + ns, all, sizeof *all * nrel);
+    memcpy(s->resid, all + nrel, sizeof *all * s->ny);
+    memcpy(s->out, all + nrel + s->ny, sizeof *all * s->nout);
 }

@@ -207,6 +207,7 @@ static void start_values(St *t, Expr **init, bool *explicit_only) {
         t->init_of[y] = by[y];
         s->start[y] = x;
     }
+    st_set_starts(t);
     start_derivatives(t);
 }
 

@@ -52,6 +52,8 @@ static void add_check(St *t, Expr *a, Expr *x, int32_t flat) {
     vec_push(t->arena, &t->coef, k);
 }
 
+bool st_varies(St *t, Expr *e) { return !expr_is_const(e) && coefficient_class(t, e) == 0; }
+
 Expr *st_solve(St *t, Expr *r, Expr *x, int32_t flat) {
     Expr *a = expr_diff_once(t->c, r, x);
     int cls = coefficient_class(t, a);

@@ -29,6 +29,11 @@
  * on each stage component: O(r^2 c) for r rows; larger components use the
  * structural greedy choice.
  *
+ * Static where safe, dynamic where not (choose()): within a group of one
+ * statePriority and derivative order the constant pivots come first; a
+ * group whose varying pivots are a choice among more candidates than rows
+ * becomes a state set (stateset.c), chosen at run time.
+ *
  * Roles: after selection x^(k) is a state when x^(k+1) exists and is not
  * a dummy; a derivative of a state is that state's y'; everything else is
  * algebraic.
@@ -171,40 +176,114 @@ static void sort_cols(St *t, uint32_t *cols, uint32_t n) {
     }
 }
 
-/* greedy column choice with full pivoting inside each class; picked[] out */
-static uint32_t choose(St *t, double *M, uint32_t nr, uint32_t nc, uint32_t *cols, bool *picked) {
-    bool *prow = ARENA_ARRAY(t->arena, bool, nr + 1);
-    double scale = 0;
-    for (uint32_t i = 0; i < nr * nc; i++) scale = fmax(scale, fabs(M[i]));
-    double tol = 1e-10 * fmax(scale, 1e-300);
-    uint32_t npiv = 0;
-    for (uint32_t c0 = 0; c0 < nc && npiv < nr;) {
-        uint32_t c1 = c0;
-        while (c1 < nc && same_class(t, cols[c0], cols[c1])) c1++;
-        for (;;) {
-            uint32_t br = 0, bc = 0;
-            double best = tol;
-            for (uint32_t r = 0; r < nr; r++)
-                for (uint32_t c = c0; c < c1; c++)
-                    if (!prow[r] && !picked[c] && fabs(M[r * nc + c]) > best) { best = fabs(M[r * nc + c]); br = r; bc = c; }
-            if (best <= tol) break;
-            prow[br] = picked[bc] = true;
-            npiv++;
-            for (uint32_t r = 0; r < nr; r++) {
-                if (prow[r]) continue;
-                double f = M[r * nc + bc] / M[br * nc + bc];
-                for (uint32_t c = 0; c < nc; c++) M[r * nc + c] -= f * M[br * nc + c];
+/* A stage component's Jacobian, dense: values at the start point and, per
+ * entry, whether it is structurally zero, constant (parameters only) or
+ * varies with the unknowns or time.  Elimination keeps the kinds
+ * conservatively: a fill-in or update varies when anything it is made of
+ * varies. */
+enum { ENT_ZERO, ENT_CONST, ENT_VARIES };
+
+typedef struct {
+    uint32_t nr, nc;
+    double *M;             /* [nr * nc] row-major */
+    unsigned char *F;      /* [nr * nc] ENT_* */
+    bool *prow, *picked;   /* pivoted rows, picked columns */
+    bool *cand;            /* the state set's candidate columns (choose) */
+    uint32_t *order;       /* picked columns in pivot order */
+    uint32_t npiv;
+    double tol;
+} Mat;
+
+static void eliminate(Mat *a, uint32_t br, uint32_t bc) {
+    uint32_t nc = a->nc;
+    a->prow[br] = a->picked[bc] = true;
+    a->order[a->npiv++] = bc;
+    for (uint32_t r = 0; r < a->nr; r++) {
+        if (a->prow[r] || a->F[r * nc + bc] == ENT_ZERO) continue;
+        double f = a->M[r * nc + bc] / a->M[br * nc + bc];
+        bool vary = a->F[r * nc + bc] == ENT_VARIES || a->F[br * nc + bc] == ENT_VARIES;
+        for (uint32_t c = 0; c < nc; c++) {
+            unsigned char fb = a->F[br * nc + c];
+            if (fb == ENT_ZERO) continue;
+            a->M[r * nc + c] -= f * a->M[br * nc + c];
+            unsigned char k = vary || fb == ENT_VARIES ? ENT_VARIES : ENT_CONST;
+            if (a->F[r * nc + c] < k) a->F[r * nc + c] = k;
+        }
+        a->F[r * nc + bc] = ENT_ZERO;
+    }
+}
+
+/* the largest pivot in columns [c0, c1), constant entries only when
+ * `constant`; false when none is above the tolerance */
+static bool best_pivot(const Mat *a, uint32_t c0, uint32_t c1, bool constant, uint32_t *br, uint32_t *bc) {
+    double best = a->tol;
+    for (uint32_t r = 0; r < a->nr; r++)
+        for (uint32_t c = c0; c < c1; c++) {
+            unsigned char f = a->F[r * a->nc + c];
+            if (a->prow[r] || a->picked[c] || f == ENT_ZERO || (constant && f != ENT_CONST)) continue;
+            if (fabs(a->M[r * a->nc + c]) > best) { best = fabs(a->M[r * a->nc + c]); *br = r; *bc = c; }
+        }
+    return best > a->tol;
+}
+
+/* unpicked columns of [c0, c1) with a structural entry in an unpivoted
+ * row, marked in mask */
+static uint32_t available(const Mat *a, uint32_t c0, uint32_t c1, bool *mask) {
+    uint32_t n = 0;
+    for (uint32_t c = c0; c < c1; c++) {
+        bool any = false;
+        for (uint32_t r = 0; r < a->nr && !any && !a->picked[c]; r++) any = !a->prow[r] && a->F[r * a->nc + c];
+        mask[c] = any;
+        n += any;
+    }
+    return n;
+}
+
+/* Greedy column choice in preference order.  Columns of one statePriority
+ * and derivative order form a group; within it, first the constant pivots
+ * (class by class, largest first), then full pivoting on the rest (class by
+ * class).  A group whose varying pivots were chosen among more candidates
+ * than rows were left, and which completes the component, is a
+ * configuration-dependent choice: it becomes a state set (stateset.c) when
+ * its candidates are first derivatives and no statePriority orders them:
+ * a->cand marks its candidates and *nfixed counts the pivots before its
+ * varying ones (UINT32_MAX: no set).  Returns the number of pivots. */
+static bool same_group(St *t, uint32_t a, uint32_t b) {
+    return prio(t, a) == prio(t, b) && t->sv.data[a].order == t->sv.data[b].order;
+}
+
+static uint32_t choose(St *t, Mat *a, uint32_t *cols, uint32_t *nfixed) {
+    bool *mask = ARENA_ARRAY(t->arena, bool, a->nc + 1);
+    *nfixed = UINT32_MAX;
+    for (uint32_t g0 = 0; g0 < a->nc && a->npiv < a->nr;) {
+        uint32_t g1 = g0, br = 0, bc = 0;
+        while (g1 < a->nc && same_group(t, cols[g0], cols[g1])) g1++;
+        for (int varying = 0; varying < 2; varying++) {
+            uint32_t before = a->npiv, avail = varying ? available(a, g0, g1, mask) : 0;
+            for (uint32_t c0 = g0, c1; c0 < g1; c0 = c1) {
+                for (c1 = c0; c1 < g1 && same_class(t, cols[c0], cols[c1]);) c1++;
+                while (best_pivot(a, c0, c1, !varying, &br, &bc)) eliminate(a, br, bc);
+            }
+            uint32_t nvar = a->npiv - before;
+            if (varying && nvar && a->npiv == a->nr && avail > nvar && t->sv.data[cols[g0]].order == 1 &&
+                prio(t, cols[g0]) == 0 && !t->opt.static_states) {
+                *nfixed = before;
+                a->cand = mask;
             }
         }
-        c0 = c1;
+        g0 = g1;
     }
-    return npiv;
+    return a->npiv;
 }
 
 /* the component's Jacobian, dense (small components only) */
-static double *jacobian(St *t, Comp *k, bool generic) {
-    double *M = ARENA_ARRAY(t->arena, double, k->nr * k->nc + 1);
+static Mat jacobian(St *t, Comp *k, bool generic) {
+    Mat a = {.nr = k->nr, .nc = k->nc, .M = ARENA_ARRAY(t->arena, double, k->nr * k->nc + 1),
+             .F = ARENA_ARRAY(t->arena, unsigned char, k->nr * k->nc + 1),
+             .prow = ARENA_ARRAY(t->arena, bool, k->nr + 1), .picked = ARENA_ARRAY(t->arena, bool, k->nc + 1),
+             .order = ARENA_ARRAY(t->arena, uint32_t, k->nc + 1)};
     Eval ev = {t, generic};
+    double scale = 0;
     for (uint32_t r = 0; r < k->nr; r++)
         for (uint32_t i = k->rptr[r]; i < k->rptr[r + 1]; i++) {
             uint32_t c = k->radj[i];
@@ -212,9 +291,12 @@ static double *jacobian(St *t, Comp *k, bool generic) {
             /* expr_eval recurses over the tree: huge entries count as generic */
             double x = expr_is_const(d) ? d->value
                        : expr_tree_size(t->c, d, 100000) > 100000 ? 1 : expr_eval(d, leaf_value, &ev);
-            M[r * k->nc + c] = isfinite(x) ? x : 0;
+            a.M[r * k->nc + c] = isfinite(x) ? x : 0;
+            a.F[r * k->nc + c] = expr_is_const_value(d, 0) ? ENT_ZERO : st_varies(t, d) ? ENT_VARIES : ENT_CONST;
+            scale = fmax(scale, fabs(a.M[r * k->nc + c]));
         }
-    return M;
+    a.tol = 1e-10 * fmax(scale, 1e-300);
+    return a;
 }
 
 /* Large components: the structural greedy choice (transversal matroid):
@@ -276,25 +358,45 @@ static void comp_incidence(St *t, Comp *k, int32_t *lc) {
     for (uint32_t c = 0; c < k->nc; c++) lc[k->col[c]] = -1;
 }
 
-/* pick k->nr dummies among the component's columns; the picked go to `out` */
+/* The configuration-dependent class of a component (choose) as a state
+ * set; its candidates all become dummies (stateset.c), so they are picked
+ * here too. */
+static void add_set(St *t, Comp *k, Mat *a, uint32_t nfixed) {
+    uint32_t *fixed = ARENA_ARRAY(t->arena, uint32_t, nfixed + 1), *cand = ARENA_ARRAY(t->arena, uint32_t, k->nc + 1);
+    bool *dummy = ARENA_ARRAY(t->arena, bool, k->nc + 1);
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < nfixed; i++) fixed[i] = k->col[a->order[i]];
+    for (uint32_t c = 0; c < k->nc; c++)
+        if (a->cand[c]) { dummy[n] = a->picked[c]; cand[n++] = k->col[c]; a->picked[c] = true; }
+    st_add_set(t, k->row, k->nr, fixed, nfixed, cand, n, dummy);
+}
+
+/* pick k->nr dummies among the component's columns; the picked go to
+ * `out`, a configuration-dependent choice becomes a state set */
 static bool stage_comp(St *t, Comp *k, int32_t *lc, U32Vec *out) {
     comp_incidence(t, k, lc);
     mark_const_columns(t, k);
     sort_cols(t, k->col, k->nc); /* preference order, then the incidence again */
     comp_incidence(t, k, lc);
     bool *picked = ARENA_ARRAY(t->arena, bool, k->nc + 1);
-    uint32_t got = 0;
+    uint32_t got = 0, nfixed = UINT32_MAX;
+    Mat a = {0};
     for (int pass = 0; pass < 2 && got < k->nr; pass++) {
-        memset(picked, 0, (k->nc + 1) * sizeof *picked);
-        got = k->nr > DENSE_STAGE_MAX ? choose_structural(t, k, picked)
-                                      : choose(t, jacobian(t, k, pass == 1), k->nr, k->nc, k->col, picked);
-        if (k->nr > DENSE_STAGE_MAX) break;
+        if (k->nr > DENSE_STAGE_MAX) {
+            memset(picked, 0, (k->nc + 1) * sizeof *picked);
+            got = choose_structural(t, k, picked);
+            break;
+        }
+        a = jacobian(t, k, pass == 1);
+        got = choose(t, &a, k->col, &nfixed);
+        picked = a.picked;
     }
     if (got < k->nr) {
         U32Vec rows = {k->row, k->nr, k->nr}, cols = {k->col, k->nc, k->nc};
         st_singular(t, &rows, &cols, "no nonsingular choice of dummy derivatives exists");
         return false;
     }
+    if (got == k->nr && nfixed != UINT32_MAX) add_set(t, k, &a, nfixed);
     for (uint32_t c = 0; c < k->nc; c++)
         if (picked[c]) vec_push(t->arena, out, k->col[c]);
     return true;
@@ -414,6 +516,7 @@ static void assign_roles(St *t) {
 
 bool struct_select_states(St *t) {
     if (t->eq.len > t->neq0 && !select_dummies(t)) return false;
+    st_build_sets(t);
     assign_roles(t);
     return true;
 }

@@ -166,6 +166,8 @@ Expr *lower(St *t, Expr *e) {
 const char *st_sv_name(St *t, uint32_t sv) {
     SVar *v = &t->sv.data[sv];
     const char *n = t->m->vars.data[v->base].name;
+    if (v->prim >= 0 && t->sv.data[v->prim].set) n = st_set_state_name(t, &t->sv.data[v->prim]);
+    if (v->set) n = st_set_state_name(t, v);
     for (uint32_t k = 0; k < v->order; k++) n = arena_printf(t->arena, "der(%s)", n);
     return n;
 }
@@ -420,10 +422,13 @@ static void build_asserts(St *t) {
     }
 }
 
-System *structure(FlatModel *m) {
+System *structure(FlatModel *m) { return structure_with(m, &(StructOptions){0}); }
+
+System *structure_with(FlatModel *m, const StructOptions *o) {
     unsigned errors = diag_error_count();
     St t = {0};
     t.m = m;
+    t.opt = *o;
     t.c = m->ctx;
     t.arena = expr_ctx_arena(m->ctx); /* the System lives with the flat model's expressions */
     System *s = t.s = ARENA_NEW(t.arena, System);
@@ -457,6 +462,7 @@ System *structure(FlatModel *m) {
     build_asserts(&t);
     timing_sub("structure.outputs", &t0);
     struct_events(&t);
+    st_build_set_system(&t);
     timing_sub("structure.events", &t0);
     build_jacobian(&t);
     timing_sub("structure.jacobian", &t0);

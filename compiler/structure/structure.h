@@ -17,6 +17,14 @@
  * relations) go through diag_*; returns NULL if any. */
 System *structure(FlatModel *m);
 
+/* The same with options. */
+typedef struct StructOptions {
+    bool static_states;   /* no state sets: every choice of dummy derivatives
+                             fixed at the start point (for consumers that
+                             cannot switch them: FMI export, for now) */
+} StructOptions;
+System *structure_with(FlatModel *m, const StructOptions *o);
+
 /* Fill the System's data tables (out_copy, param_has_const/param_const,
  * start_has_const/start_*_const) from its expressions: structure() does,
  * a System built by hand calls it before codegen. */

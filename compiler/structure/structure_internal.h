@@ -32,8 +32,11 @@ typedef struct {
     bool dummy;        /* selected as a dummy derivative */
     uint8_t role;      /* SvRole */
     int32_t slot;      /* y slot (SR_STATE, SR_ALG), else -1 */
-    Expr *value;       /* SR_ASSIGNED: value over non-assigned svs */
+    Expr *value;       /* SR_ASSIGNED: value over non-assigned svs; SR_DERIV:
+                          the explicit value later blocks read instead */
     Expr *low[2];      /* cache of the lowered value (normal, init) */
+    uint32_t set;      /* 1 + the state set this is a state of (stateset.c), else 0 */
+    uint32_t set_j;    /* which of the set's states */
 } SVar;
 
 typedef struct {
@@ -42,6 +45,7 @@ typedef struct {
     uint32_t order;    /* times differentiated */
     int32_t diff;      /* equation index of its derivative, or -1 */
     int32_t prim;      /* equation it is the derivative of, or -1 */
+    uint32_t set;      /* 1 + the state set this equation defines a state of, else 0 */
     uint32_t *inc;     /* unknown svs in res (distinct) */
     uint32_t ninc;
 } SEq;
@@ -70,8 +74,22 @@ typedef struct {
     int32_t flat;      /* flat equation, -1 when none */
 } StCoef;
 
+/* a state set (stateset.c): `ncand` candidate columns (first derivatives
+ * c_i of the variables prim[i]) of one selection stage, of which the
+ * runtime picks the dummies; the others' primitives are the states */
+typedef struct {
+    uint32_t *rows, nrows;      /* the stage component's equations */
+    uint32_t *fixed, nfixed;    /* its dummies chosen before the set, pivot order */
+    uint32_t *cand, ncand;      /* candidate svs c_i */
+    uint32_t *prim;             /* [ncand] their primitives x_i */
+    uint32_t *init, nstates;    /* candidate index of each state at the start */
+    uint32_t *state;            /* [nstates] the set-state svs s_j */
+    uint32_t mode_first;        /* mode (event) of state j: mode_first + j */
+} StSet;
+
 typedef struct {
     FlatModel *m;
+    StructOptions opt;
     System *s;
     Arena *arena;
     ExprCtx *c;
@@ -100,6 +118,8 @@ typedef struct {
     int32_t *init_of;  /* y slot -> flat initial relation giving its value + 1, or 0 */
     Expr **alias;      /* flat var -> its value when eliminated as an alias, else NULL */
     Vec(StCoef) coef;  /* coefficient checks (solve.c) */
+    Vec(StSet) sets;   /* state sets (stateset.c) */
+    uint32_t nset_modes; /* their states: the first events */
     HashMap coef_seen; /* coefficient id + 1 -> already checked */
     unsigned char *eq_alias; /* flat eq -> 1 when consumed by alias elimination */
     /* relation origins, for the event names (events.c) */
@@ -122,6 +142,7 @@ void st_incidence(St *t, uint32_t e);   /* (re)compute eq[e].inc */
 /* solve.c: the solvability rule; the solution of r = 0 for the leaf x, or
  * NULL when r may not be solved for x symbolically (flat: its equation) */
 Expr *st_solve(St *t, Expr *r, Expr *x, int32_t flat);
+bool st_varies(St *t, Expr *e);          /* e depends on an unknown, time or a mode */
 /* partition.c: clocks and their partitions (after the continuous system and its events) */
 void struct_build_clocks(St *t);
 /* alias.c, init.c, events.c, origins.c */
@@ -150,6 +171,15 @@ bool struct_index_reduce(St *t);
 void st_singular(St *t, U32Vec *eqs, U32Vec *vars, const char *why); /* located error */
 /* statesel.c: dummy derivatives, state selection, roles */
 bool struct_select_states(St *t);
+/* stateset.c: dynamic state selection */
+void st_add_set(St *t, const uint32_t *rows, uint32_t nrows, const uint32_t *fixed, uint32_t nfixed,
+                const uint32_t *cand, uint32_t ncand, const bool *dummy);
+void st_build_sets(St *t);                  /* states and equations of the sets */
+const char *st_set_state_name(St *t, const SVar *v);
+void st_report_sets(St *t, FILE *out);
+void st_set_events(St *t, Expr **zc, uint8_t *kind, const char **names);
+void st_build_set_system(St *t);            /* System.sets */
+void st_set_starts(St *t);                  /* start values of set states */
 /* blt.c */
 bool struct_blt(St *t);
 /* dump.c */

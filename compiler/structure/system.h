@@ -98,7 +98,8 @@ typedef enum {
 /* what an event's mode means: X(NAME, description) */
 #define SYS_EVENT_KINDS(X) \
     X(RELATION, "relation")    /* a < b, a <= b, a > b, a >= b, sign(a): mode = g > 0 */ \
-    X(CLOCK, "clock")          /* a zero-crossing clock ticks at each crossing of g; mode = g > 0 */
+    X(CLOCK, "clock")          /* a zero-crossing clock ticks at each crossing of g; mode = g > 0 */ \
+    X(STATESET, "state set")   /* mode = the candidate that is this state of a set (below) */
 
 typedef enum {
 #define X(k, text) SYS_EV_##k,
@@ -177,6 +178,20 @@ typedef struct SysClock {
     uint32_t *copy_dst, *copy_src; /* [ncopy] */
 } SysClock;
 
+/* A state set (structure/stateset.c): of its ncand candidates x_i the
+ * runtime chooses nstates as states; mode mode_first + j (an event of kind
+ * SYS_EV_STATESET) is the index of the candidate that is state j, whose
+ * integrator unknown is y[set_state_y[state_first + j]] (s_j = x_mode).
+ * The pivot criterion: set_jac[jac_first ..] holds the Jacobian of the
+ * set's nrows equations in its nfixed fixed columns, then its ncand
+ * candidate columns (derivatives of the x_i), row-major; the fixed columns
+ * are eliminated first, the candidates not chosen as states must leave a
+ * nonsingular rest.  set_cand_value/der[cand_first + i] are x_i and x_i'. */
+typedef struct SysStateSet {
+    uint32_t nrows, nfixed, ncand, nstates;
+    uint32_t mode_first, jac_first, cand_first, state_first;
+} SysStateSet;
+
 typedef struct System {
     ExprCtx *ctx;
     const char *model_name;       /* qualified name */
@@ -220,6 +235,16 @@ typedef struct System {
     const char **assigned_names;  /* [nassigned] e.g. "r1.i", "der(x)" */
     Expr **assigned_value;        /* [nassigned] over Y, YP, P, TIME (the
                                      earlier assignments substituted) */
+
+    /* state sets (dynamic state selection, see above) */
+    uint32_t nsets;
+    SysStateSet *sets;            /* [nsets] */
+    Expr **set_jac;               /* over Y, YP, P, TIME, MODE */
+    const char **set_cand_names;  /* [sum ncand] */
+    Expr **set_cand_value;        /* [sum ncand] */
+    Expr **set_cand_der;          /* [sum ncand] */
+    uint32_t *set_state_y;        /* [sum nstates] */
+    uint32_t *set_init;           /* [sum nstates] the candidate of state j at the start */
 
     /* outputs: every flat variable, aliases included */
     uint32_t nout;
