@@ -25,6 +25,7 @@
  */
 #include <math.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -538,23 +539,135 @@ NO_VARIABLES(fmi2SetInteger, fmi2Integer, const)
 NO_VARIABLES(fmi2SetBoolean, fmi2Boolean, const)
 NO_VARIABLES(fmi2SetString, fmi2String, const)
 
-/* --------------------------------------------------- FMU state: none */
+/* ---------------------------------------------------------- FMU state
+ * Model Exchange: the whole instance state is the point (t, y, y', p with
+ * the modes) and the mode of the state machine, so a saved state restores
+ * exactly.  Serialized as a magic word, the sizes and the doubles.
+ * Co-Simulation: not supported (IDA's history and the event bookkeeping
+ * would have to be restored too): canGetAndSetFMUstate is false there. */
 
-#define NO_STATE(fn, params, ...)                                                          \
-    fmi2Status fn params                                                                   \
-    {                                                                                      \
-        __VA_ARGS__;                                                                       \
-        ENTER(c, #fn, ANY_KIND, ~0u);                                                      \
-        LEAVE(fail(f, #fn, "not supported (canGetAndSetFMUstate is false)"));              \
+#define FMU_STATE_MAGIC 0x44594144u   /* "DYAD" */
+
+typedef struct FmuState {
+    uint32_t magic;
+    int32_t ny, npm;           /* sizes, checked on restore */
+    int32_t phase, solved;
+    double t;
+    double v[];                /* y [ny], yp [ny], p [npm] */
+} FmuState;
+
+static int32_t npm_of(const DyrtModel *m)
+{
+    return m->np + (m->nmodes > 0 ? m->nmodes : 0);
+}
+
+static size_t state_size(const DyrtModel *m)
+{
+    return sizeof(FmuState) + sizeof(double) * (2 * (size_t)m->ny + (size_t)npm_of(m));
+}
+
+static int me_state_ok(Fmu *f, const char *fn)
+{
+    if (f->kind != fmi2ModelExchange) {
+        fail(f, fn, "not supported in Co-Simulation (canGetAndSetFMUstate is false there)");
+        return 0;
     }
-NO_STATE(fmi2GetFMUstate, (fmi2Component c, fmi2FMUstate *s), (void)s)
-NO_STATE(fmi2SetFMUstate, (fmi2Component c, fmi2FMUstate s), (void)s)
-NO_STATE(fmi2FreeFMUstate, (fmi2Component c, fmi2FMUstate *s), (void)s)
-NO_STATE(fmi2SerializedFMUstateSize, (fmi2Component c, fmi2FMUstate s, size_t *n), (void)s, (void)n)
-NO_STATE(fmi2SerializeFMUstate, (fmi2Component c, fmi2FMUstate s, fmi2Byte b[], size_t n),
-         (void)s, (void)b, (void)n)
-NO_STATE(fmi2DeSerializeFMUstate, (fmi2Component c, const fmi2Byte b[], size_t n, fmi2FMUstate *s),
-         (void)s, (void)b, (void)n)
+    if (!f->initialized) {
+        fail(f, fn, "no state before the initialization");
+        return 0;
+    }
+    return 1;
+}
+
+static void state_save(const Fmu *f, FmuState *st)
+{
+    const DyrtModel *m = f->m;
+    size_t ny = (size_t)m->ny;
+    *st = (FmuState){.magic = FMU_STATE_MAGIC, .ny = m->ny, .npm = npm_of(m), .phase = (int32_t)f->phase,
+                     .solved = f->solved, .t = f->t};
+    memcpy(st->v, f->y, ny * sizeof(double));
+    memcpy(st->v + ny, f->yp, ny * sizeof(double));
+    memcpy(st->v + 2 * ny, f->p, (size_t)npm_of(m) * sizeof(double));
+}
+
+static int state_valid(const Fmu *f, const FmuState *st)
+{
+    return st && st->magic == FMU_STATE_MAGIC && st->ny == f->m->ny && st->npm == npm_of(f->m) &&
+           (st->phase == FMU_EVENT || st->phase == FMU_CONT || st->phase == FMU_INIT);
+}
+
+fmi2Status fmi2GetFMUstate(fmi2Component c, fmi2FMUstate *s)
+{
+    ENTER(c, "fmi2GetFMUstate", ANY_KIND, AFTER_INIT & ~P_ERR);
+    if (!s || !me_state_ok(f, "fmi2GetFMUstate"))
+        LEAVE(f->phase == FMU_ERROR ? fmi2Error : fail(f, "fmi2GetFMUstate", "null pointer"));
+    FmuState *st = *s ? *s : malloc(state_size(f->m));
+    if (!st)
+        LEAVE(fail(f, "fmi2GetFMUstate", "out of memory"));
+    state_save(f, st);
+    *s = st;
+    LEAVE(fmi2OK);
+}
+
+fmi2Status fmi2SetFMUstate(fmi2Component c, fmi2FMUstate s)
+{
+    ENTER(c, "fmi2SetFMUstate", ANY_KIND, AFTER_INIT & ~P_ERR);
+    if (!me_state_ok(f, "fmi2SetFMUstate"))
+        LEAVE(fmi2Error);
+    const FmuState *st = s;
+    if (!state_valid(f, st))
+        LEAVE(fail(f, "fmi2SetFMUstate", "not a state of this model"));
+    size_t ny = (size_t)f->m->ny;
+    memcpy(f->y, st->v, ny * sizeof(double));
+    memcpy(f->yp, st->v + ny, ny * sizeof(double));
+    memcpy(f->p, st->v + 2 * ny, (size_t)st->npm * sizeof(double));
+    f->t = st->t;
+    f->solved = st->solved;
+    f->phase = (FmuPhase)st->phase;
+    LEAVE(fmi2OK);
+}
+
+fmi2Status fmi2FreeFMUstate(fmi2Component c, fmi2FMUstate *s)
+{
+    ENTER(c, "fmi2FreeFMUstate", ANY_KIND, ~0u);
+    if (s) {
+        free(*s);
+        *s = NULL;
+    }
+    LEAVE(fmi2OK);
+}
+
+fmi2Status fmi2SerializedFMUstateSize(fmi2Component c, fmi2FMUstate s, size_t *n)
+{
+    ENTER(c, "fmi2SerializedFMUstateSize", ANY_KIND, ~0u);
+    if (!n || !state_valid(f, s))
+        LEAVE(fail(f, "fmi2SerializedFMUstateSize", "not a state of this model"));
+    *n = state_size(f->m);
+    LEAVE(fmi2OK);
+}
+
+fmi2Status fmi2SerializeFMUstate(fmi2Component c, fmi2FMUstate s, fmi2Byte b[], size_t n)
+{
+    ENTER(c, "fmi2SerializeFMUstate", ANY_KIND, ~0u);
+    if (!b || !state_valid(f, s) || n < state_size(f->m))
+        LEAVE(fail(f, "fmi2SerializeFMUstate", "not a state of this model, or the buffer is too small"));
+    memcpy(b, s, state_size(f->m));
+    LEAVE(fmi2OK);
+}
+
+fmi2Status fmi2DeSerializeFMUstate(fmi2Component c, const fmi2Byte b[], size_t n, fmi2FMUstate *s)
+{
+    ENTER(c, "fmi2DeSerializeFMUstate", ANY_KIND, ~0u);
+    size_t size = state_size(f->m);
+    if (!b || !s || n != size || !state_valid(f, (const FmuState *)(const void *)b))
+        LEAVE(fail(f, "fmi2DeSerializeFMUstate", "%zu bytes are not a serialized state of this model", n));
+    FmuState *st = malloc(size);
+    if (!st)
+        LEAVE(fail(f, "fmi2DeSerializeFMUstate", "out of memory"));
+    memcpy(st, b, size);
+    *s = st;
+    LEAVE(fmi2OK);
+}
 
 /* ------------------------------------------------- Model Exchange */
 

@@ -148,7 +148,8 @@ static void collect_unit(Desc *d, Arena *a, const char *u)
         if (strcmp(d->units[i], u) == 0)
             return;
     const char **grown = ARENA_ARRAY(a, const char *, d->nunits + 1);
-    memcpy(grown, d->units, sizeof *grown * d->nunits);
+    if (d->nunits)
+        memcpy(grown, d->units, sizeof *grown * d->nunits);
     grown[d->nunits++] = u;
     d->units = grown;
 }
@@ -324,13 +325,14 @@ static void header(Desc *d, const FmiExport *x)
     esc(f, s->model_name);
     fprintf(f, "\" guid=\"%s\" generationTool=\"dyadc %s\" variableNamingConvention=\"flat\" "
             "numberOfEventIndicators=\"%u\">\n", g, x->version, s->nz);
-    const char *common = "canNotUseMemoryManagementFunctions=\"true\" canGetAndSetFMUstate=\"false\" "
-                         "canSerializeFMUstate=\"false\"";
+    const char *common = "canNotUseMemoryManagementFunctions=\"true\"";
     if (x->me)
-        fprintf(f, "  <ModelExchange modelIdentifier=\"%s\" %s providesDirectionalDerivative=\"true\"/>\n",
+        fprintf(f, "  <ModelExchange modelIdentifier=\"%s\" %s canGetAndSetFMUstate=\"true\" "
+                "canSerializeFMUstate=\"true\" providesDirectionalDerivative=\"true\"/>\n",
                 x->model_identifier, common);
     if (x->cs)
-        fprintf(f, "  <CoSimulation modelIdentifier=\"%s\" %s canHandleVariableCommunicationStepSize=\"true\" "
+        fprintf(f, "  <CoSimulation modelIdentifier=\"%s\" %s canGetAndSetFMUstate=\"false\" "
+                "canSerializeFMUstate=\"false\" canHandleVariableCommunicationStepSize=\"true\" "
                 "providesDirectionalDerivative=\"false\"/>\n", x->model_identifier, common);
 }
 

@@ -8,6 +8,10 @@
  *   fmi_import FMU cs  STOP DT OUT.csv [TOL]  fmi2DoStep every DT (TOL: the
  *                                             experiment's tolerance)
  *   fmi_import FMU me-rk4 STOP DT OUT.csv H   ME, classic RK4, step H
+ *                                             (ME with canGetAndSetFMUstate: the state
+ *                                             at the middle saved, serialized, restored
+ *                                             after the run and the second half rerun:
+ *                                             the same bits at the end)
  *   fmi_import FMU me-dopri STOP DT OUT.csv TOL   ME, Dormand-Prince 5(4),
  *                                             adaptive, |err| <= TOL (1 + |x|)
  *   fmi_import FMU misuse                     wrong call sequences: each
@@ -54,6 +58,8 @@ typedef struct Var {
 typedef struct Model {
     char guid[64], id[128];
     int nz, me, cs;
+    int me_state;              /* ModelExchange canGetAndSetFMUstate and canSerializeFMUstate */
+    int me_dd;                 /* ModelExchange providesDirectionalDerivative */
     Var *v;
     int nv;
     int *outputs, nout, *ders, nder, *inits, ninit;
@@ -183,6 +189,14 @@ static void parse(const char *xml)
     const char *me = strstr(xml, "<ModelExchange"), *cs = strstr(xml, "<CoSimulation");
     M.me = me != NULL;
     M.cs = cs != NULL;
+    if (me) {
+        char a[16], b[16];
+        attr(me, strchr(me, '>'), "canGetAndSetFMUstate", a, sizeof a);
+        attr(me, strchr(me, '>'), "canSerializeFMUstate", b, sizeof b);
+        M.me_state = strcmp(a, "true") == 0 && strcmp(b, "true") == 0;
+        attr(me, strchr(me, '>'), "providesDirectionalDerivative", a, sizeof a);
+        M.me_dd = strcmp(a, "true") == 0;
+    }
     const char *k = me ? me : cs;
     attr(k, strchr(k, '>'), "modelIdentifier", M.id, sizeof M.id);
     M.v = calloc(MAXV, sizeof *M.v);
@@ -336,6 +350,13 @@ static void out_open(Out *o, const char *path)
     fputc('\n', o->f);
 }
 
+static void out_close(Out *o)
+{
+    fclose(o->f);
+    free(o->vr);
+    free(o->val);
+}
+
 static void out_row(Out *o, fmi2Component c, double t)
 {
     ok(F.fmi2GetReal(c, o->vr, (size_t)o->n, o->val), "fmi2GetReal");
@@ -371,7 +392,7 @@ static int run_cs(double stop, double dt, const char *csv, double tol)
     }
     ok(F.fmi2Terminate(c), "fmi2Terminate");
     F.fmi2FreeInstance(c);
-    fclose(o.f);
+    out_close(&o);
     return 0;
 }
 
@@ -540,6 +561,122 @@ static void advance(Me *s, double tend)
     }
 }
 
+/* providesDirectionalDerivative: d der(x) / d x_j along each unit seed
+ * against central differences of fmi2GetDerivatives (step 1e-6 (1 + |x_j|)):
+ * agreement to 1e-6 relative to the column's largest entry.  At the
+ * current point; the states are restored after. */
+static void check_directional(Me *s)
+{
+    if (!M.me_dd || s->nx == 0)
+        return;
+    size_t nx = (size_t)s->nx;
+    fmi2ValueReference *xv = calloc(nx, sizeof *xv), *dv = calloc(nx, sizeof *dv);
+    double *dd = calloc(nx, sizeof *dd), *fp = calloc(nx, sizeof *fp), *fm = calloc(nx, sizeof *fm),
+           *xp = calloc(nx, sizeof *xp), one = 1.0, worst = 0;
+    for (int i = 0; i < s->nx; i++) {
+        const Var *d = &M.v[M.ders[i] - 1];
+        dv[i] = d->vr;
+        xv[i] = M.v[d->derivative - 1].vr;
+    }
+    for (int j = 0; j < s->nx; j++) {
+        ok(F.fmi2SetTime(s->c, s->t), "fmi2SetTime");
+        ok(F.fmi2SetContinuousStates(s->c, s->x, nx), "fmi2SetContinuousStates");
+        ok(F.fmi2GetDirectionalDerivative(s->c, dv, nx, &xv[j], 1, &one, dd), "fmi2GetDirectionalDerivative");
+        double h = 1e-6 * (1 + fabs(s->x[j])), scale = 1e-12, err = 0;
+        memcpy(xp, s->x, nx * sizeof *xp);
+        xp[j] = s->x[j] + h;
+        derivs(s, s->t, xp, fp);
+        xp[j] = s->x[j] - h;
+        derivs(s, s->t, xp, fm);
+        for (int i = 0; i < s->nx; i++) {
+            double fd = (fp[i] - fm[i]) / (2 * h);
+            scale = fmax(scale, fmax(fabs(fd), fabs(dd[i])));
+            err = fmax(err, fabs(fd - dd[i]));
+        }
+        worst = fmax(worst, err / scale);
+    }
+    ok(F.fmi2SetContinuousStates(s->c, s->x, nx), "fmi2SetContinuousStates");
+    if (!(worst <= 1e-6))
+        die("fmi2GetDirectionalDerivative differs from central differences by %.3g (relative)", worst);
+    fprintf(stderr, "fmi_import: directional derivatives of %d derivatives along %d states agree with "
+            "central differences to %.2g\n", s->nx, s->nx, worst);
+    free(xv); free(dv); free(dd); free(fp); free(fm); free(xp);
+}
+
+/* One output interval: time events up to tout, then to tout. */
+static void me_interval(Me *s, double *tevent, double tout)
+{
+    while (*tevent <= tout) {
+        advance(s, *tevent);
+        ok(F.fmi2EnterEventMode(s->c), "fmi2EnterEventMode");
+        *tevent = event_mode(s);
+        ok(F.fmi2EnterContinuousTimeMode(s->c), "fmi2EnterContinuousTimeMode");
+        s->events++;
+    }
+    advance(s, tout);
+    ok(F.fmi2SetTime(s->c, tout), "fmi2SetTime");
+    ok(F.fmi2SetContinuousStates(s->c, s->x, (size_t)s->nx), "fmi2SetContinuousStates");
+}
+
+/* FMU state round trip (canGetAndSetFMUstate, canSerializeFMUstate): the
+ * FMU's state at the middle, serialized and read back, and the importer's
+ * own; after the run, restore both, run the second half again: the last
+ * row must come out bit for bit the same. */
+typedef struct Snapshot {
+    fmi2Byte *bytes;
+    size_t size;
+    double t, h, tevent, *x, *z;
+    long k;
+} Snapshot;
+
+static void snapshot_take(Me *s, Snapshot *sn, double tevent, long k)
+{
+    if (!M.me_state)
+        return;
+    fmi2FMUstate st = NULL;
+    ok(F.fmi2GetFMUstate(s->c, &st), "fmi2GetFMUstate");
+    ok(F.fmi2SerializedFMUstateSize(s->c, st, &sn->size), "fmi2SerializedFMUstateSize");
+    sn->bytes = malloc(sn->size);
+    ok(F.fmi2SerializeFMUstate(s->c, st, sn->bytes, sn->size), "fmi2SerializeFMUstate");
+    ok(F.fmi2FreeFMUstate(s->c, &st), "fmi2FreeFMUstate");
+    sn->t = s->t;
+    sn->h = s->h;
+    sn->tevent = tevent;
+    sn->k = k;
+    sn->x = malloc(sizeof(double) * ((size_t)s->nx + 1));
+    sn->z = malloc(sizeof(double) * ((size_t)s->nz + 1));
+    memcpy(sn->x, s->x, sizeof(double) * (size_t)s->nx);
+    memcpy(sn->z, s->z, sizeof(double) * (size_t)s->nz);
+}
+
+static void snapshot_replay(Me *s, Snapshot *sn, Out *o, long n, double stop, double dt)
+{
+    double *first = malloc(sizeof(double) * ((size_t)o->n + 1));
+    memcpy(first, o->val, sizeof(double) * (size_t)o->n);
+    fmi2FMUstate st = NULL;
+    ok(F.fmi2DeSerializeFMUstate(s->c, sn->bytes, sn->size, &st), "fmi2DeSerializeFMUstate");
+    ok(F.fmi2SetFMUstate(s->c, st), "fmi2SetFMUstate");
+    ok(F.fmi2FreeFMUstate(s->c, &st), "fmi2FreeFMUstate");
+    s->t = sn->t;
+    s->h = sn->h;
+    memcpy(s->x, sn->x, sizeof(double) * (size_t)s->nx);
+    memcpy(s->z, sn->z, sizeof(double) * (size_t)s->nz);
+    double tevent = sn->tevent;
+    for (long k = sn->k; k <= n; k++)
+        me_interval(s, &tevent, k == n ? stop : (double)k * dt);
+    ok(F.fmi2GetReal(s->c, o->vr, (size_t)o->n, o->val), "fmi2GetReal");
+    for (int i = 0; i < o->n; i++)
+        if (memcmp(&first[i], &o->val[i], sizeof(double)) != 0)
+            die("FMU state: after restoring the state at t = %g the run ends at %.17g instead of %.17g",
+                sn->t, o->val[i], first[i]);
+    fprintf(stderr, "fmi_import: FMU state at t = %g restored (%zu bytes): the same %d values at the end\n",
+            sn->t, sn->size, o->n);
+    free(first);
+    free(sn->bytes);
+    free(sn->x);
+    free(sn->z);
+}
+
 static int run_me(double stop, double dt, const char *csv, double param, int adaptive)
 {
     Me s = {0};
@@ -564,26 +701,30 @@ static int run_me(double stop, double dt, const char *csv, double param, int ada
     Out o = {0};
     out_open(&o, csv);
     out_row(&o, s.c, 0.0);
+    if (!adaptive)
+        check_directional(&s);
     long n = lround(stop / dt);
+    Snapshot snap = {0};
     for (long k = 1; k <= n; k++) {
+        if (k == n / 2 + 1)
+            snapshot_take(&s, &snap, tevent, k);
         double tout = k == n ? stop : (double)k * dt;
-        while (tevent <= tout) {
-            advance(&s, tevent);
-            ok(F.fmi2EnterEventMode(s.c), "fmi2EnterEventMode");
-            tevent = event_mode(&s);
-            ok(F.fmi2EnterContinuousTimeMode(s.c), "fmi2EnterContinuousTimeMode");
-            s.events++;
-        }
-        advance(&s, tout);
-        ok(F.fmi2SetTime(s.c, tout), "fmi2SetTime");
-        ok(F.fmi2SetContinuousStates(s.c, s.x, (size_t)s.nx), "fmi2SetContinuousStates");
+        me_interval(&s, &tevent, tout);
         out_row(&o, s.c, tout);
     }
     fprintf(stderr, "fmi_import: %s: %ld steps, %ld events\n", adaptive ? "dopri" : "rk4", s.steps,
             s.events);
+    if (M.me_state)
+        snapshot_replay(&s, &snap, &o, n, stop, dt);
     ok(F.fmi2Terminate(s.c), "fmi2Terminate");
     F.fmi2FreeInstance(s.c);
-    fclose(o.f);
+    out_close(&o);
+    free(s.x);
+    free(s.xt);
+    for (int j = 0; j < 7; j++)
+        free(s.k[j]);
+    free(s.z);
+    free(s.zt);
     return 0;
 }
 
@@ -628,6 +769,11 @@ static int run_misuse(void)
         setup(c, 1, 0);
         EXPECT_ERROR(F.fmi2EnterInitializationMode(c));       /* twice */
         F.fmi2FreeInstance(c);
+        c = instantiate(fmi2ModelExchange);
+        setup(c, 1, 0);
+        fmi2FMUstate st = NULL;
+        EXPECT_ERROR(F.fmi2DeSerializeFMUstate(c, "garbage", 7, &st)); /* not a state */
+        F.fmi2FreeInstance(c);
     }
     if (M.cs) {
         fmi2Component c = instantiate(fmi2CoSimulation);
@@ -646,6 +792,11 @@ static int run_misuse(void)
         F.fmi2FreeInstance(c);
         c = instantiate(fmi2CoSimulation);
         EXPECT_ERROR(F.fmi2GetDerivatives(c, dx, 1));          /* an ME function */
+        F.fmi2FreeInstance(c);
+        c = instantiate(fmi2CoSimulation);
+        setup(c, 1, 0);
+        fmi2FMUstate st = NULL;
+        EXPECT_ERROR(F.fmi2GetFMUstate(c, &st));              /* not in CS */
         F.fmi2FreeInstance(c);
     }
     fprintf(stderr, "fmi_import: %d wrong call sequences refused with a message\n", checks);
@@ -744,6 +895,14 @@ static int compare(const char *pa, const char *pb, double rtol)
            worst, wname);
     if (matched < 1)
         die("no columns in common");
+    Csv *both[2] = {&a, &b};
+    for (int k = 0; k < 2; k++) {
+        for (int i = 0; i < both[k]->nc; i++)
+            free(both[k]->names[i]);
+        free(both[k]->names);
+        free(both[k]->v);
+    }
+    free(row);
     return !(worst <= rtol);
 }
 
@@ -792,5 +951,9 @@ int main(int argc, char **argv)
     unlink(path);
     rmdir(dir);
     free(xml);
+    free(M.v);
+    free(M.outputs);
+    free(M.ders);
+    free(M.inits);
     return rc;
 }
