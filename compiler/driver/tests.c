@@ -54,7 +54,7 @@ static bool tested(Collect *c, Def *def) {
 static void collect_def(void *ud, Def *def) {
     Collect *c = ud;
     if (def->node->kind != AST_COMPONENT || def->node->def.prefix == DEF_PARTIAL) return;
-    if (def->node->meta.kind == META_OBJECT && tested(c, def)) tests_of(c->d, def, &c->cases);
+    if (ast_meta(def->node)->kind == META_OBJECT && tested(c, def)) tests_of(c->d, def, &c->cases);
 }
 
 /* the stdlib and -L roots, then each input not inside one of them */

@@ -173,7 +173,7 @@ static TestCase *new_case(Driver *d, Def *def, const char *name, Span sp) {
 }
 
 void tests_of(Driver *d, Def *def, TestCases *out) {
-    const AstMeta *meta = &def->node->meta;
+    const AstMeta *meta = ast_meta(def->node);
     if (meta->kind != META_OBJECT || !meta->text || !strstr(meta->text, "\"tests\"")) return;
     Spec s = {d, meta, meta->span.file};
     uint32_t off;

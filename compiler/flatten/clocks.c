@@ -233,7 +233,7 @@ static bool param_only(Flattener *F, Expr *x, AstNode *at, const char *what) {
 }
 
 static Expr *arg_expr(Flattener *F, Tx t, AstNode *call, uint32_t k) {
-    return k < call->call.args.len ? tr_expr(F, t, call->call.args.items[k]->arg.value) : NULL;
+    return k < call->call.args.len ? tr_known(F, tr_expr(F, t, call->call.args.items[k]->arg.value)) : NULL;
 }
 
 static bool nargs_ok(AstNode *call, const char *name, uint32_t lo, uint32_t hi) {

@@ -169,6 +169,13 @@ bool flat_check_balance(const FlatModel *m, Def *d, bool as_part);
  * with their origins. */
 void flat_dump(FILE *out, const FlatModel *m);
 
+/* Structural parameters and constants are leaves of the flat model (their
+ * units stay checkable); this replaces every such leaf whose value is a
+ * constant by that constant, in equations, parameter values, guesses and
+ * assertions, so the structure phase sees their zeros.  structure() calls it
+ * first.  Linear in the size of the model. */
+void flat_fold_constants(FlatModel *m);
+
 /* Print an expression of the flat model with dotted names. */
 void flat_print_expr(FILE *out, const FlatModel *m, const Expr *e);
 

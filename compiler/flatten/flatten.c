@@ -87,6 +87,37 @@ bool flat_add_initial(FlatModel *m, const char *name, double value, Span at, con
     return false;
 }
 
+/* ---------- constants ---------- */
+
+static Expr *constant_leaf(void *ud, Expr *leaf) {
+    FlatModel *m = ud;
+    if (leaf->kind != EXPR_VAR || leaf->index >= m->vars.len) return leaf;
+    FlatVar *v = &m->vars.data[leaf->index];
+    return v->kind == FV_CONSTANT && v->value && expr_is_const(v->value) ? v->value : leaf;
+}
+
+static Expr *fold(FlatModel *m, Expr *e) { return e ? expr_subst(m->ctx, e, constant_leaf, m) : NULL; }
+
+void flat_fold_constants(FlatModel *m) {
+    bool any = false;
+    for (uint32_t i = 0; i < m->vars.len && !any; i++)
+        any = m->vars.data[i].kind == FV_CONSTANT && m->vars.data[i].value;
+    if (!any) return;
+    for (uint32_t i = 0; i < m->eqs.len; i++) {
+        m->eqs.data[i].lhs = fold(m, m->eqs.data[i].lhs);
+        m->eqs.data[i].rhs = fold(m, m->eqs.data[i].rhs);
+    }
+    for (uint32_t i = 0; i < m->vars.len; i++) {
+        if (m->vars.data[i].kind != FV_CONSTANT) m->vars.data[i].value = fold(m, m->vars.data[i].value);
+        m->vars.data[i].guess = fold(m, m->vars.data[i].guess);
+    }
+    for (uint32_t i = 0; i < m->asserts.len; i++) m->asserts.data[i].cond = fold(m, m->asserts.data[i].cond);
+    for (uint32_t i = 0; i < m->clocks.len; i++) {
+        m->clocks.data[i].period = fold(m, m->clocks.data[i].period);
+        m->clocks.data[i].offset = fold(m, m->clocks.data[i].offset);
+    }
+}
+
 /* ---------- dump ---------- */
 
 static void leaf_name(void *ud, FILE *out, const Expr *e) {

@@ -260,6 +260,7 @@ bool struct_env_field(Flattener *F, Tx t, AstNode *e, Val *out, bool *handled);
 bool tr_val(Flattener *F, Tx t, AstNode *e, Val *out);
 Expr *tr_expr(Flattener *F, Tx t, AstNode *e);
 bool tr_var_value(Flattener *F, Tx t, Ref *r, bool whole, Val *out, AstNode *e);
+Expr *tr_known(Flattener *F, Expr *e); /* structural parameters and constants by value */
 
 /* builtins.c */
 bool tr_builtin(Flattener *F, Tx t, AstNode *call, Sym name, Val *out, bool *handled);

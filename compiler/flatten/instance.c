@@ -376,7 +376,7 @@ static void new_flat_vars(Flattener *F, Inst *inst, Elem *e) {
     FlatVar v = {0};
     const char *base = inst_child_path(F, inst, e->name);
     v.span = e->decl->span;
-    v.doc = e->decl->trivia.doc;
+    v.doc = ast_trivia(e->decl)->doc;
     v.min = -__builtin_inf();
     v.max = __builtin_inf();
     v.top_conn = inst == F->top || (inst->is_connector && inst->parent == F->top);

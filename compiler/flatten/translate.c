@@ -39,8 +39,13 @@ static Val var_leaves(Flattener *F, Elem *el, uint32_t off, uint32_t cnt, bool w
  * that folds here (whole: the array, else element r->off) */
 bool tr_var_value(Flattener *F, Tx t, Ref *r, bool whole, Val *out, AstNode *e) {
     Elem *el = r->var;
-    bool fold = el->owner->is_analysis || el->var == NO_VAR ||
-                (elem_is_param_like(el) && (t.structural || el->is_structural || el->vkind == VAR_CONSTANT));
+    bool known = elem_is_param_like(el) && (el->is_structural || el->vkind == VAR_CONSTANT);
+    bool fold = el->owner->is_analysis || el->var == NO_VAR || (elem_is_param_like(el) && t.structural);
+    if (known && !fold) { /* a leaf (units stay checkable), folded before structure; `missing` is passed on */
+        Val v;
+        if (!elem_const(F, el, &v)) return false;
+        fold = v.missing || el->var == NO_VAR;
+    }
     if (fold) {
         Val v;
         if (!elem_const(F, el, &v)) return false;
@@ -421,6 +426,21 @@ static bool tr_call(Flattener *F, Tx t, AstNode *e, Val *out) {
 
 /* ---------- dispatcher ---------- */
 
+/* e with the flat variables of structural parameters and constants replaced by
+ * their values (they stay leaves in the flat model) */
+static Expr *known_leaf(void *ud, Expr *leaf) {
+    Flattener *F = ud;
+    if (leaf->kind != EXPR_VAR || leaf->index >= F->var_elems.len) return leaf;
+    Elem *el = F->var_elems.data[leaf->index];
+    Val v;
+    if (!elem_is_param_like(el) || !(el->is_structural || el->vkind == VAR_CONSTANT) || !elem_const(F, el, &v) ||
+        v.missing || v.str)
+        return leaf;
+    return val_at(&v, F->var_elem_off.data[leaf->index]);
+}
+
+Expr *tr_known(Flattener *F, Expr *e) { return e && !expr_is_const(e) ? expr_subst(F->ctx, e, known_leaf, F) : e; }
+
 static bool tr_ifexpr(Flattener *F, Tx t, AstNode *e, Val *out) {
     Val a, b, c;
     if (!tr_val(F, t, e->ifexpr.cond, &c)) return false;
@@ -428,6 +448,8 @@ static bool tr_ifexpr(Flattener *F, Tx t, AstNode *e, Val *out) {
         diag_error(e->ifexpr.cond->span, "a condition must be a scalar");
         return false;
     }
+    if (!val_present(&c, e->ifexpr.cond)) return false;
+    c.s = tr_known(F, c.s); /* a structural condition selects now */
     if (expr_is_const(c.s)) return tr_val(F, t, c.s->value != 0 ? e->ifexpr.then : e->ifexpr.else_, out);
     return tr_val(F, t, e->ifexpr.then, &a) && tr_val(F, t, e->ifexpr.else_, &b) && val_ifelse(F, e, c.s, a, b, out);
 }

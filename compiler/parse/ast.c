@@ -31,11 +31,33 @@ const char *const ast_op_names[] = {
 
 NList nl_empty(void) { return (NList){0}; }
 
+/* The array a list outgrew goes to a spare list of its capacity (linked
+ * through its first slot) for the next list that grows to that size: a
+ * long file would otherwise keep every outgrown array (a third of a list's
+ * memory).  A list value is used once by the grammar, so the old array is
+ * dead when its list has grown. */
+static void nl_spare(Parser *p, AstNode **items, uint32_t cap) {
+    uint32_t k = (uint32_t)__builtin_ctz(cap);
+    *(void **)items = p->nl_spare[k];
+    p->nl_spare[k] = items;
+}
+
+static AstNode **nl_array(Parser *p, uint32_t cap) {
+    uint32_t k = (uint32_t)__builtin_ctz(cap);
+    void **a = p->nl_spare[k];
+    if (!a) return ARENA_ARRAY(p->arena, AstNode *, cap);
+    p->nl_spare[k] = *a;
+    return (AstNode **)a;
+}
+
 NList nl_push(Parser *p, NList l, AstNode *n) {
     if (!n) return l;
     if (l.len == l.cap) { /* most lists are short: 2, 4, 8, ... */
         uint32_t nc = l.cap ? l.cap * 2 : 2;
-        l.items = arena_realloc(p->arena, l.items, sizeof(AstNode *) * l.cap, sizeof(AstNode *) * nc);
+        AstNode **a = nl_array(p, nc);
+        if (l.len) memcpy(a, l.items, sizeof *a * l.len);
+        if (l.cap) nl_spare(p, l.items, l.cap);
+        l.items = a;
         l.cap = nc;
     }
     l.items[l.len++] = n;
@@ -59,14 +81,29 @@ bool ast_has_trivia(AstKind k) {
            k != AST_CLOCK_PARAM;
 }
 
-/* Nodes without trivia end with their union member. */
+/* Every node ends with its union member (trivia live in AstExtra). */
 size_t ast_node_size(AstKind k) {
     static const uint16_t size[AST_KIND_COUNT] = {
 #define X(k, m) [k] = (uint16_t)(offsetof(AstNode, m) + sizeof(((AstNode *)0)->m)),
         AST_KINDS(X)
 #undef X
     };
-    return ast_has_trivia(k) ? sizeof(AstNode) : size[k];
+    return size[k];
+}
+
+static const AstExtra no_extra;
+
+const char *ast_text(const SrcFile *src, Span sp, uint32_t *len) {
+    *len = sp.hi - sp.lo;
+    return src->text + sp.lo;
+}
+
+const AstTrivia *ast_trivia(const AstNode *n) { return n->extra ? &n->extra->trivia : &no_extra.trivia; }
+const AstMeta *ast_meta(const AstNode *n) { return n->extra ? &n->extra->meta : &no_extra.meta; }
+
+AstExtra *ast_extra(Parser *p, AstNode *n) {
+    if (!n->extra) n->extra = ARENA_NEW(p->arena, AstExtra);
+    return n->extra;
 }
 
 AstNode *ast_node(Parser *p, AstKind k, Span sp) {
@@ -80,14 +117,9 @@ Sym sym_of(Parser *p, Span sp) {
     return intern(p->in, p->src->text + sp.lo, sp.hi - sp.lo);
 }
 
-static char *span_text(Parser *p, Span sp) {
-    return arena_strndup(p->arena, p->src->text + sp.lo, sp.hi - sp.lo);
-}
-
 AstNode *mk_num(Parser *p, Span sp) {
     AstNode *n = ast_node(p, AST_NUM, sp);
-    n->num.text = span_text(p, sp);
-    n->num.value = lex_number_value(n->num.text, sp.hi - sp.lo, &n->num.is_int);
+    n->num.value = lex_number_value(p->src->text + sp.lo, sp.hi - sp.lo, &n->num.is_int);
     return n;
 }
 
@@ -111,7 +143,6 @@ static const char *decode(Parser *p, Span sp, bool *triple, uint32_t *len) {
 AstNode *mk_str(Parser *p, Span sp) {
     AstNode *n = ast_node(p, AST_STR, sp);
     n->str.value = decode(p, sp, &n->str.triple, &n->str.len);
-    n->str.raw = span_text(p, sp);
     return n;
 }
 
@@ -389,8 +420,7 @@ AstNode *mk_clockparam(Parser *p, bool out, Sym name, Sym base, Span sp) {
 /* ---------- trivia and metadata ---------- */
 
 AstNode *with_meta(Parser *p, AstNode *n, AstMeta m) {
-    (void)p;
-    if (n && m.kind != META_NONE && ast_has_trivia(n->kind)) n->meta = m;
+    if (n && m.kind != META_NONE && ast_has_trivia(n->kind)) ast_extra(p, n)->meta = m;
     return n;
 }
 
@@ -398,9 +428,10 @@ AstNode *with_doc(Parser *p, AstNode *n, Span doc) {
     if (!n || !ast_has_trivia(n->kind)) return n;
     uint32_t len;
     bool triple;
-    n->trivia.doc = decode(p, doc, &triple, &len);
-    n->trivia.doc_triple = triple;
-    n->trivia.doc_raw = span_text(p, doc);
+    AstTrivia *t = &ast_extra(p, n)->trivia;
+    t->doc = decode(p, doc, &triple, &len);
+    t->doc_triple = triple;
+    t->doc_span = doc;
     return n;
 }
 
@@ -487,7 +518,7 @@ AstNode *def_close(Parser *p, AstNode *def, NList body, NList rels, bool has_rel
     def->def.decls = nl_list(decls);
     def->def.relations = nl_list(rels);
     def->def.has_relations = has_rels;
-    def->meta = meta;
+    with_meta(p, def, meta);
     def->span = sp;
     block_close(p, def);
     return def;
@@ -496,7 +527,7 @@ AstNode *def_close(Parser *p, AstNode *def, NList body, NList rels, bool has_rel
 AstNode *def_alias(Parser *p, AstNode *def, int out, AstNode *type, AstMeta meta, Span sp) {
     def->def.alias = mk_decl(p, 0, out ? VAR_OUTPUT : VAR_INPUT, NULL, type, nl_empty(),
                              NULL, NULL, false, NULL, type->span);
-    def->meta = meta;
+    with_meta(p, def, meta);
     def->span = sp;
     return def;
 }
@@ -506,7 +537,7 @@ AstNode *mk_typedef(Parser *p, Sym name, AstNode *type, NList dims, AstMeta meta
     n->typedef_.name = name;
     n->typedef_.type = type;
     n->typedef_.dims = nl_list(dims);
-    n->meta = meta;
+    with_meta(p, n, meta);
     return n;
 }
 

@@ -78,6 +78,7 @@ typedef enum {
 extern const char *const ast_kind_names[AST_KIND_COUNT];
 
 typedef struct AstNode AstNode;
+typedef struct AstExtra AstExtra;
 
 typedef struct AstList {
     AstNode **items;
@@ -118,7 +119,8 @@ typedef struct AstTrivia {
     bool doc_triple;              /* docstring was written """...""" */
     const char *doc_comment;      /* preceding # lines; NULL if none */
     const char *trailing_comment; /* `# ...` after the item on its line */
-    const char *doc_raw;          /* docstring exactly as written (quotes incl.) */
+    Span doc_span;                /* the docstring as written (quotes incl.):
+                                     ast_text() gives its spelling */
     const char *head_comment;     /* blocks: `# ...` after the opening line */
     const char *end_comment;      /* blocks: # lines after the last inner item,
                                      before `metadata`/`end` */
@@ -160,6 +162,7 @@ extern const char *const ast_op_names[]; /* "+", "-", ..., "!" */
 struct AstNode {
     AstKind kind;
     Span span;
+    AstExtra *extra;    /* trivia and metadata (items only), NULL when none */
     union {
         struct {            /* AST_USING */
             AstQName lib;   /* `.` for the current module: len 0 */
@@ -295,14 +298,12 @@ struct AstNode {
         struct {            /* AST_NUM */
             double value;
             bool is_int;    /* written without fraction/exponent/prefix */
-            const char *text; /* verbatim spelling, for the formatter */
-        } num;
+        } num;              /* spelling: ast_text(src, node span) */
         struct {            /* AST_STR */
             const char *value; /* decoded (UTF-8) */
             uint32_t len;
             bool triple;
-            const char *raw; /* verbatim spelling incl. quotes, for the formatter */
-        } str;
+        } str;              /* spelling incl. quotes: ast_text(src, node span) */
         struct { bool value; } boolean; /* AST_BOOL */
         struct { Sym name; } ident;     /* AST_IDENT */
         struct {            /* AST_FIELD */
@@ -350,12 +351,23 @@ struct AstNode {
         } at;
         char none;          /* AST_END, AST_COLON, AST_MISSING */
     };
-    /* Only on items (ast_has_trivia): expressions, types, modifications,
-     * iterators, clock parameters and function types are allocated without
-     * these two fields (ast_node_size), which roughly halves the tree. */
+};
+
+/* The trivia and metadata of an item, allocated only when it has some
+ * (most items have none): 100 bytes a node in AstNode would make the tree
+ * twice as large (parse memory <= 10x the source, issue 13). */
+typedef struct AstExtra {
     AstTrivia trivia;   /* docs and comments attached to this node */
     AstMeta meta;       /* per-element metadata, or the definition's `metadata` */
-};
+} AstExtra;
+
+/* A node's trivia and metadata; empty ones (all zero) when it has none.
+ * Only items (ast_has_trivia) ever have some. */
+const AstTrivia *ast_trivia(const AstNode *n);
+/* The source text of a span (not NUL-terminated: `len` bytes): verbatim
+ * spellings of numbers, strings and docstrings are not copied. */
+const char *ast_text(const SrcFile *src, Span sp, uint32_t *len);
+const AstMeta *ast_meta(const AstNode *n);
 
 /* Kinds whose nodes carry `trivia` and `meta`: definitions, declarations,
  * instances, extends, enum cases, relations, branches, function statements. */

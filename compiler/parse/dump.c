@@ -64,17 +64,17 @@ static void text(Dump *d, int ind, const char *label, const char *s) {
 
 static void trivia(Dump *d, int ind, const AstNode *n) {
     if (!ast_has_trivia(n->kind)) return; /* allocated without trivia */
-    text(d, ind, n->trivia.doc_triple ? "doc\"\"\"" : "doc", n->trivia.doc);
-    text(d, ind, "doc#", n->trivia.doc_comment);
-    text(d, ind, "trailing#", n->trivia.trailing_comment);
-    text(d, ind, "head#", n->trivia.head_comment);
-    text(d, ind, "end#", n->trivia.end_comment);
+    text(d, ind, ast_trivia(n)->doc_triple ? "doc\"\"\"" : "doc", ast_trivia(n)->doc);
+    text(d, ind, "doc#", ast_trivia(n)->doc_comment);
+    text(d, ind, "trailing#", ast_trivia(n)->trailing_comment);
+    text(d, ind, "head#", ast_trivia(n)->head_comment);
+    text(d, ind, "end#", ast_trivia(n)->end_comment);
     static const char *mk[] = {"", "meta", "meta[]", "meta^"};
-    if (n->meta.kind == META_LINK) {
+    if (ast_meta(n)->kind == META_LINK) {
         pad(d, ind);
-        fprintf(d->out, "meta^: %s\n", n->meta.link);
-    } else if (n->meta.kind != META_NONE) {
-        text(d, ind, mk[n->meta.kind], n->meta.text);
+        fprintf(d->out, "meta^: %s\n", ast_meta(n)->link);
+    } else if (ast_meta(n)->kind != META_NONE) {
+        text(d, ind, mk[ast_meta(n)->kind], ast_meta(n)->text);
     }
 }
 
@@ -143,9 +143,12 @@ static void attrs(Dump *d, const AstNode *n) {
         if (n->branch.name) fprintf(o, " case %s", n->branch.name);
         break;
     case AST_TRANSITION: fprintf(o, " %s => %s", n->transition.from, n->transition.to); break;
-    case AST_NUM:
-        fprintf(o, " %s = %s%s", n->num.text, dyrt_num(n->num.value).s, n->num.is_int ? " int" : "");
+    case AST_NUM: {
+        uint32_t len;
+        const char *t = ast_text(d->f->src, n->span, &len);
+        fprintf(o, " %.*s = %s%s", (int)len, t, dyrt_num(n->num.value).s, n->num.is_int ? " int" : "");
         break;
+    }
     case AST_STR: fputc(' ', o); quoted(o, n->str.value); if (n->str.triple) fputs(" triple", o); break;
     case AST_BOOL: fputs(n->boolean.value ? " true" : " false", o); break;
     case AST_IDENT: fprintf(o, " %s", n->ident.name); break;

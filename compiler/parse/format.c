@@ -14,6 +14,7 @@
 
 typedef struct Fmt {
     FILE *out;
+    const SrcFile *src;   /* verbatim spellings (ast_text) */
 } Fmt;
 
 static void expr(Fmt *f, const AstNode *e, int min);
@@ -46,6 +47,12 @@ static int level(const AstNode *e) {
 }
 
 static void put(Fmt *f, const char *s) { fputs(s, f->out); }
+
+static void put_span(Fmt *f, Span sp) {
+    uint32_t len;
+    const char *t = ast_text(f->src, sp, &len);
+    fwrite(t, 1, len, f->out);
+}
 
 static void indent(Fmt *f, int ind) {
     for (int i = 0; i < ind; i++) put(f, "  ");
@@ -115,8 +122,7 @@ static void args(Fmt *f, AstList l) {
 
 static void expr_inner(Fmt *f, const AstNode *e) {
     switch (e->kind) {
-    case AST_NUM: put(f, e->num.text); break;
-    case AST_STR: put(f, e->str.raw); break;
+    case AST_NUM: case AST_STR: put_span(f, e->span); break;
     case AST_BOOL: put(f, e->boolean.value ? "true" : "false"); break;
     case AST_IDENT: put(f, e->ident.name); break;
     case AST_END: put(f, "end"); break;
@@ -291,24 +297,25 @@ static void comment_lines(Fmt *f, int ind, const char *s) {
 }
 
 static void lead(Fmt *f, int ind, const AstNode *n) {
-    comment_lines(f, ind, n->trivia.doc_comment);
-    if (n->trivia.doc_raw) {
+    comment_lines(f, ind, ast_trivia(n)->doc_comment);
+    if (ast_trivia(n)->doc) {
         indent(f, ind);
-        fprintf(f->out, "%s\n", n->trivia.doc_raw);
+        put_span(f, ast_trivia(n)->doc_span);
+        put(f, "\n");
     }
     indent(f, ind);
 }
 
 /* A block's comment on its opening line, then the newline. */
 static void head_nl(Fmt *f, const AstNode *n) {
-    const char *c = n->trivia.head_comment;
+    const char *c = ast_trivia(n)->head_comment;
     if (c) fprintf(f->out, c[0] ? " # %s" : " #", c);
     put(f, "\n");
 }
 
 /* A block's comments after its last inner item, before `metadata`/`end`. */
 static void end_comments(Fmt *f, int ind, const AstNode *n) {
-    comment_lines(f, ind, n->trivia.end_comment);
+    comment_lines(f, ind, ast_trivia(n)->end_comment);
 }
 
 static void meta(Fmt *f, const AstMeta *m) {
@@ -321,8 +328,8 @@ static void meta(Fmt *f, const AstMeta *m) {
 }
 
 static void tail(Fmt *f, const AstNode *n) {
-    if (n->trivia.trailing_comment) {
-        if (n->trivia.trailing_comment[0]) fprintf(f->out, " # %s", n->trivia.trailing_comment);
+    if (ast_trivia(n)->trailing_comment) {
+        if (ast_trivia(n)->trailing_comment[0]) fprintf(f->out, " # %s", ast_trivia(n)->trailing_comment);
         else put(f, " #");
     }
     put(f, "\n");
@@ -387,7 +394,7 @@ static void body_item(Fmt *f, int ind, const AstNode *n) {
     case AST_INSTANCE: inst_text(f, n); break;
     default: break;
     }
-    meta(f, &n->meta);
+    meta(f, ast_meta(n));
     tail(f, n);
 }
 
@@ -482,7 +489,7 @@ static void rel(Fmt *f, int ind, const AstNode *n) {
         break;
     default: break;
     }
-    meta(f, &n->meta);
+    meta(f, ast_meta(n));
     tail(f, n);
 }
 
@@ -518,7 +525,7 @@ static void def(Fmt *f, const AstNode *n) {
     if (n->def.alias) {
         fprintf(f->out, " = %s", n->def.alias->decl.kind == VAR_OUTPUT ? "output " : "input ");
         expr(f, n->def.alias->decl.type, L_TOP);
-        if (n->meta.kind != META_NONE) { put(f, " metadata"); meta(f, &n->meta); }
+        if (ast_meta(n)->kind != META_NONE) { put(f, " metadata"); meta(f, ast_meta(n)); }
         tail(f, n);
         return;
     }
@@ -530,7 +537,7 @@ static void def(Fmt *f, const AstNode *n) {
         rels(f, 1, n->def.relations);
     }
     end_comments(f, 1, n);
-    def_meta(f, 0, &n->meta);
+    def_meta(f, 0, ast_meta(n));
     put(f, "end");
     tail(f, n);
 }
@@ -555,21 +562,24 @@ static void item(Fmt *f, const AstNode *n) {
         fprintf(f->out, "type %s = ", n->typedef_.name);
         expr(f, n->typedef_.type, L_TOP);
         dims(f, n->typedef_.dims);
-        if (n->meta.kind != META_NONE) { put(f, " metadata"); meta(f, &n->meta); }
+        if (ast_meta(n)->kind != META_NONE) { put(f, " metadata"); meta(f, ast_meta(n)); }
         tail(f, n);
         break;
     case AST_ENUM:
         fprintf(f->out, "enum %s =\n", n->enum_.name);
         for (uint32_t i = 0; i < n->enum_.cases.len; i++) {
             const AstNode *c = n->enum_.cases.items[i];
-            comment_lines(f, 1, c->trivia.doc_comment);
+            comment_lines(f, 1, ast_trivia(c)->doc_comment);
             indent(f, 1);
             put(f, "| ");
-            if (c->trivia.doc_raw) fprintf(f->out, "%s ", c->trivia.doc_raw);
+            if (ast_trivia(c)->doc) {
+                put_span(f, ast_trivia(c)->doc_span);
+                put(f, " ");
+            }
             put(f, c->enumcase.name);
             if (c->enumcase.has_parens) { put(f, "("); fields(f, c->enumcase.fields); put(f, ")"); }
             bool last = i + 1 == n->enum_.cases.len;
-            tail(f, last && !c->trivia.trailing_comment ? n : c);
+            tail(f, last && !ast_trivia(c)->trailing_comment ? n : c);
         }
         break;
     case AST_FUNCTION:
@@ -599,7 +609,7 @@ static void item(Fmt *f, const AstNode *n) {
 }
 
 void ast_format(FILE *out, const AstFile *file) {
-    Fmt f = {out};
+    Fmt f = {out, file->src};
     for (uint32_t i = 0; i < file->items.len; i++) {
         if (i) put(&f, "\n");
         item(&f, file->items.items[i]);

@@ -153,18 +153,32 @@ char *lex_decode_string(Arena *a, const char *raw, size_t n, bool triple,
 
 /* ---------- comment attachment ---------- */
 
-typedef struct { AstNode *n; uint32_t idx; } Ent;
+/* Items are numbered in creation order (inner before outer); the sorted
+ * orders are arrays of those numbers, 4 bytes an item.  Merge sort: stable
+ * and with the items as context, which qsort has not. */
+typedef int (*ItemCmp)(AstNode *const *items, uint32_t a, uint32_t b);
 
-static int by_lo(const void *a, const void *b) {
-    const Ent *x = a, *y = b;
-    if (x->n->span.lo != y->n->span.lo) return x->n->span.lo < y->n->span.lo ? -1 : 1;
-    return x->idx < y->idx ? 1 : x->idx > y->idx ? -1 : 0; /* outer (later) first */
+static int by_lo(AstNode *const *it, uint32_t a, uint32_t b) {
+    if (it[a]->span.lo != it[b]->span.lo) return it[a]->span.lo < it[b]->span.lo ? -1 : 1;
+    return a < b ? 1 : a > b ? -1 : 0; /* outer (later) first */
 }
 
-static int by_hi(const void *a, const void *b) {
-    const Ent *x = a, *y = b;
-    if (x->n->span.hi != y->n->span.hi) return x->n->span.hi < y->n->span.hi ? -1 : 1;
-    return x->idx < y->idx ? -1 : x->idx > y->idx ? 1 : 0;
+static int by_hi(AstNode *const *it, uint32_t a, uint32_t b) {
+    if (it[a]->span.hi != it[b]->span.hi) return it[a]->span.hi < it[b]->span.hi ? -1 : 1;
+    return a < b ? -1 : a > b ? 1 : 0;
+}
+
+static void sort_items(AstNode *const *it, uint32_t *v, uint32_t *tmp, uint32_t n, ItemCmp cmp) {
+    for (uint32_t w = 1; w < n; w *= 2) {
+        for (uint32_t lo = 0; lo < n; lo += 2 * w) {
+            uint32_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
+            uint32_t i = lo, j = mid, k = lo;
+            while (i < mid && j < hi) tmp[k++] = cmp(it, v[j], v[i]) < 0 ? v[j++] : v[i++];
+            while (i < mid) tmp[k++] = v[i++];
+            while (j < hi) tmp[k++] = v[j++];
+        }
+        memcpy(v, tmp, sizeof *v * n);
+    }
 }
 
 static const char *comment_text(Parser *p, Span sp) {
@@ -185,26 +199,27 @@ static bool same_line(Parser *p, uint32_t from, uint32_t to) {
     return true;
 }
 
-static AstNode *trailing_owner(Parser *p, Ent *hi, uint32_t n, uint32_t at) {
+static AstNode *trailing_owner(Parser *p, const uint32_t *hi, uint32_t n, uint32_t at) {
+    AstNode *const *it = p->items.data;
     uint32_t lo = 0, top = n;
     while (lo < top) { /* first entry with hi > at */
         uint32_t mid = (lo + top) / 2;
-        if (hi[mid].n->span.hi <= at) lo = mid + 1;
+        if (it[hi[mid]]->span.hi <= at) lo = mid + 1;
         else top = mid;
     }
     if (lo == 0) return NULL;
-    AstNode *cand = hi[lo - 1].n;
+    AstNode *cand = it[hi[lo - 1]];
     return same_line(p, cand->span.hi, at) ? cand : NULL;
 }
 
-static AstNode *next_item(Ent *los, uint32_t n, uint32_t at) {
+static AstNode *next_item(AstNode *const *it, const uint32_t *los, uint32_t n, uint32_t at) {
     uint32_t lo = 0, top = n;
     while (lo < top) {
         uint32_t mid = (lo + top) / 2;
-        if (los[mid].n->span.lo <= at) lo = mid + 1;
+        if (it[los[mid]]->span.lo <= at) lo = mid + 1;
         else top = mid;
     }
-    return lo < n ? los[lo].n : NULL;
+    return lo < n ? it[los[lo]] : NULL;
 }
 
 /* Items closed by `end`: they keep the comments written inside them. */
@@ -221,21 +236,22 @@ static bool is_block(const AstNode *n) {
 /* Items containing offset `at`, innermost on top: a sweep over the items in
  * start order (they nest properly) while comments come in source order. */
 typedef struct Sweep {
-    Ent *los;
+    AstNode *const *items;
+    const uint32_t *los;
     uint32_t n, next;
-    AstNode **stack;
-    uint32_t depth;
+    Vec(AstNode *) stack;     /* as deep as the items nest */
+    Arena *arena;
 } Sweep;
 
 static AstNode *enclosing_block(Sweep *s, uint32_t at) {
-    while (s->next < s->n && s->los[s->next].n->span.lo <= at) {
-        AstNode *it = s->los[s->next++].n;
-        while (s->depth && s->stack[s->depth - 1]->span.hi <= it->span.lo) s->depth--;
-        s->stack[s->depth++] = it;
+    while (s->next < s->n && s->items[s->los[s->next]]->span.lo <= at) {
+        AstNode *it = s->items[s->los[s->next++]];
+        while (s->stack.len && s->stack.data[s->stack.len - 1]->span.hi <= it->span.lo) s->stack.len--;
+        vec_push(s->arena, &s->stack, it);
     }
-    while (s->depth && s->stack[s->depth - 1]->span.hi <= at) s->depth--;
-    for (uint32_t i = s->depth; i-- > 0;)
-        if (is_block(s->stack[i]) && s->stack[i]->span.hi > at) return s->stack[i];
+    while (s->stack.len && s->stack.data[s->stack.len - 1]->span.hi <= at) s->stack.len--;
+    for (uint32_t i = s->stack.len; i-- > 0;)
+        if (is_block(s->stack.data[i]) && s->stack.data[i]->span.hi > at) return s->stack.data[i];
     return NULL;
 }
 
@@ -243,25 +259,25 @@ static AstNode *enclosing_block(Sweep *s, uint32_t at) {
  * else head comment of the block whose opening line it is on; else doc
  * comment of the next item inside the same block; else end comment of that
  * block; at top level, the file's trailing comments. */
-static void attach_one(Parser *p, AstFile *f, Ent *los, Ent *his, uint32_t n,
+static void attach_one(Parser *p, AstFile *f, const uint32_t *los, const uint32_t *his, uint32_t n,
                        Sweep *sw, Comment *c) {
     const char *text = comment_text(p, c->span);
     AstNode *block = enclosing_block(sw, c->span.lo);
     AstNode *owner = c->own_line ? NULL : trailing_owner(p, his, n, c->span.lo);
-    if (owner && !owner->trivia.trailing_comment) {
-        owner->trivia.trailing_comment = text;
+    if (owner && !ast_trivia(owner)->trailing_comment) {
+        ast_extra(p, owner)->trivia.trailing_comment = text;
         return;
     }
-    if (!c->own_line && block && !block->trivia.head_comment &&
+    if (!c->own_line && block && !ast_trivia(block)->head_comment &&
         same_line(p, block->span.lo, c->span.lo)) {
-        block->trivia.head_comment = text;
+        ast_extra(p, block)->trivia.head_comment = text;
         return;
     }
-    AstNode *next = next_item(los, n, c->span.lo);
+    AstNode *next = next_item(p->items.data, los, n, c->span.lo);
     if (next && (!block || next->span.lo < block->span.hi))
-        next->trivia.doc_comment = join(p, next->trivia.doc_comment, text);
+        ast_extra(p, next)->trivia.doc_comment = join(p, ast_trivia(next)->doc_comment, text);
     else if (block)
-        block->trivia.end_comment = join(p, block->trivia.end_comment, text);
+        ast_extra(p, block)->trivia.end_comment = join(p, ast_trivia(block)->end_comment, text);
     else
         f->trailing.doc_comment = join(p, f->trailing.doc_comment, text);
 }
@@ -269,11 +285,12 @@ static void attach_one(Parser *p, AstFile *f, Ent *los, Ent *his, uint32_t n,
 static void attach_comments(Parser *p, AstFile *f) {
     uint32_t n = p->items.len;
     if (p->comments.len == 0) return;
-    Ent *los = ARENA_ARRAY(p->arena, Ent, n + 1), *his = ARENA_ARRAY(p->arena, Ent, n + 1);
-    for (uint32_t i = 0; i < n; i++) los[i] = his[i] = (Ent){p->items.data[i], i};
-    qsort(los, n, sizeof *los, by_lo);
-    qsort(his, n, sizeof *his, by_hi);
-    Sweep sw = {los, n, 0, ARENA_ARRAY(p->arena, AstNode *, n + 1), 0};
+    uint32_t *los = ARENA_ARRAY(p->arena, uint32_t, n + 1), *his = ARENA_ARRAY(p->arena, uint32_t, n + 1);
+    uint32_t *tmp = ARENA_ARRAY(p->arena, uint32_t, n + 1);
+    for (uint32_t i = 0; i < n; i++) los[i] = his[i] = i;
+    sort_items(p->items.data, los, tmp, n, by_lo);
+    sort_items(p->items.data, his, tmp, n, by_hi);
+    Sweep sw = {.items = p->items.data, .los = los, .n = n, .arena = p->arena};
     for (uint32_t i = 0; i < p->comments.len; i++)
         attach_one(p, f, los, his, n, &sw, &p->comments.data[i]);
 }

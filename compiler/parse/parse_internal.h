@@ -55,6 +55,8 @@ typedef struct Parser {
     unsigned nerrors;
     /* lexer position state */
     uint32_t off;             /* byte offset of the next unread byte */
+    uint32_t read_off;     /* bytes of src handed to the scanner (lex_read) */
+    void *nl_spare[32];       /* outgrown list arrays by log2(capacity) (nl_push) */
     uint32_t tok_start;       /* start of a multi-rule token (strings, metadata) */
     uint32_t bad_end;         /* end of the last reported invalid byte run */
     int depth;                /* open ( and [ -- `end` inside is AST_END */
@@ -125,6 +127,7 @@ AstNode *mk_inst(Parser *p, Sym name, AstNode *constraint, NList cdims,
 AstNode *mk_extends(Parser *p, AstNode *type, Span sp);
 AstNode *mk_clockparam(Parser *p, bool out, Sym name, Sym base, Span sp);
 AstNode *with_meta(Parser *p, AstNode *n, AstMeta m);
+AstExtra *ast_extra(Parser *p, AstNode *n);    /* allocated on first use */
 AstNode *with_doc(Parser *p, AstNode *n, Span doc);
 AstMeta mk_meta(Parser *p, int kind, Span sp);
 AstMeta meta_none(void);

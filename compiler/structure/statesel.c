@@ -302,31 +302,59 @@ static Mat jacobian(St *t, Comp *k, bool generic) {
 /* Large components: the structural greedy choice (transversal matroid):
  * columns in preference order, each taken when an augmenting path (DFS,
  * Kuhn) matches it to a row.  Structurally nonsingular; numerically it
- * relies on the preference classes.  Augmenting paths are short in the
- * chain-like components this is for. */
-static bool augment_col(Comp *k, uint32_t c, int32_t *rowm, uint32_t *seen, uint32_t stamp) {
+ * relies on the preference classes.  The DFS keeps its own stack (a chain
+ * of n links gives paths of length ~n: recursion would overflow the C
+ * stack); per column it first looks for a free row, then tries to move
+ * the column matched to each row not yet tried.  A row is checked for
+ * being free and tried at most once per augmenting search (two marks:
+ * one would let a later free check clear the other and revisit rows
+ * without bound), so one search is O(incidences). */
+typedef struct { uint32_t c, i, r; } AugFrame;
+
+/* the first free unvisited row of column c (rows visited get `stamp`), or -1 */
+static int64_t free_row(Comp *k, uint32_t c, const int32_t *rowm, uint32_t *seen, uint32_t stamp) {
     for (uint32_t i = k->cptr[c]; i < k->cptr[c + 1]; i++) {
         uint32_t r = k->cadj[i];
         if (seen[r] == stamp) continue;
         seen[r] = stamp;
-        if (rowm[r] < 0) { rowm[r] = (int32_t)c; return true; }
+        if (rowm[r] < 0) return r;
     }
-    for (uint32_t i = k->cptr[c]; i < k->cptr[c + 1]; i++) {
-        uint32_t r = k->cadj[i];
-        if (seen[r] == stamp + 1) continue;
-        seen[r] = stamp + 1;
-        if (augment_col(k, (uint32_t)rowm[r], rowm, seen, stamp)) { rowm[r] = (int32_t)c; return true; }
+    return -1;
+}
+
+static bool augment_col(Comp *k, uint32_t c0, int32_t *rowm, uint32_t *seen, uint32_t *tried, uint32_t stamp,
+                        AugFrame *st) {
+    uint32_t top = 0;
+    int64_t r = free_row(k, c0, rowm, seen, stamp);
+    st[0] = (AugFrame){c0, k->cptr[c0], 0};
+    while (r < 0) {
+        AugFrame *f = &st[top];
+        if (f->i == k->cptr[f->c + 1]) { /* column exhausted: back up */
+            if (top-- == 0) return false;
+            continue;
+        }
+        uint32_t row = k->cadj[f->i++];
+        if (tried[row] == stamp) continue;
+        tried[row] = stamp;
+        f->r = row;
+        uint32_t c = (uint32_t)rowm[row];
+        st[++top] = (AugFrame){c, k->cptr[c], 0};
+        r = free_row(k, c, rowm, seen, stamp);
     }
-    return false;
+    rowm[r] = (int32_t)st[top].c; /* flip the path */
+    while (top-- > 0) rowm[st[top].r] = (int32_t)st[top].c;
+    return true;
 }
 
 static uint32_t choose_structural(St *t, Comp *k, bool *picked) {
     int32_t *rowm = ARENA_ARRAY(t->arena, int32_t, k->nr + 1);
     uint32_t *seen = ARENA_ARRAY(t->arena, uint32_t, k->nr + 1);
+    uint32_t *tried = ARENA_ARRAY(t->arena, uint32_t, k->nr + 1);
+    AugFrame *st = ARENA_ARRAY(t->arena, AugFrame, k->nr + 2);
     for (uint32_t r = 0; r < k->nr; r++) rowm[r] = -1;
     uint32_t n = 0;
     for (uint32_t c = 0; c < k->nc && n < k->nr; c++)
-        if (augment_col(k, c, rowm, seen, 2 * c + 1)) { picked[c] = true; n++; }
+        if (augment_col(k, c, rowm, seen, tried, c + 1, st)) { picked[c] = true; n++; }
     return n;
 }
 

@@ -426,6 +426,7 @@ System *structure(FlatModel *m) { return structure_with(m, &(StructOptions){0});
 
 System *structure_with(FlatModel *m, const StructOptions *o) {
     unsigned errors = diag_error_count();
+    flat_fold_constants(m); /* structural parameters by value: their zeros vanish */
     St t = {0};
     t.m = m;
     t.opt = *o;

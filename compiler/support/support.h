@@ -25,7 +25,7 @@ typedef struct Arena Arena;
 
 Arena *arena_new(void);
 void arena_free(Arena *a);
-void *arena_alloc(Arena *a, size_t size);          /* zeroed, 16-byte aligned */
+void *arena_alloc(Arena *a, size_t size);          /* zeroed, 8-byte aligned */
 void *arena_realloc(Arena *a, void *p, size_t old, size_t size);
 char *arena_strndup(Arena *a, const char *s, size_t n);
 char *arena_printf(Arena *a, const char *fmt, ...)

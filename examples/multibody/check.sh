@@ -6,6 +6,7 @@
 #   SphericalPendulum  conical motion: constant height, azimuth rate sqrt(g / (l cos theta))
 #   FreeBody           angular momentum (world frame) and rotational energy conserved
 #   Gyroscope          precession rate m g l / (I spin), axis stays horizontal
+#   Chain5             a swinging chain of five links conserves its energy
 #   SliderCrank        piston = closed-form crank-slider kinematics; energy conserved;
 #                      crank angles equal an independent RK4 integration
 # and in every run every frame's rotation matrix is orthonormal to 1e-9.
@@ -31,6 +32,12 @@ function header(   i, c, name, depth, t) {
     ncol = c
 }
 function absv(x) { return x < 0 ? -x : x }
+# kinetic plus potential energy (gravity g along -y) of body p: mass m, inertia I (isotropic)
+function body_energy(p, m, I, g,   i, e) {
+    e = m * g * $col[p ".frame_a.r_0[2]"]
+    for (i = 1; i <= 3; i++) e += 0.5 * m * $col[p ".v_0[" i "]"] ^ 2 + 0.5 * I * $col[p ".w_a[" i "]"] ^ 2
+    return e
+}
 # largest |R R' - I| over every `*.R[1,1]` .. `*.R[3,3]` of the row
 function orth(   c, p, i, j, k, s, o) {
     o = 0
@@ -87,12 +94,7 @@ run Pendulum Pendulum.dyad "$tmp/pend.csv" --stop 5 --interval 0.001 --rtol 1e-1
 cat > "$tmp/dp.awk" <<'EOF'
 NR == 1 { header(); next }
 {
-    e = 0
-    for (b = 1; b <= 2; b++) {
-        p = "body" b
-        for (i = 1; i <= 3; i++) e += 0.5 * $col[p ".v_0[" i "]"] ^ 2 + 0.5 * 0.01 * $col[p ".w_a[" i "]"] ^ 2
-        e += 9.81 * $col[p ".frame_a.r_0[2]"]
-    }
+    e = body_energy("body1", 1, 0.01, 9.81) + body_energy("body2", 1, 0.01, 9.81)
     if (NR == 2) e0 = e
     d = absv(e - e0) / absv(e0); if (d > dmax) dmax = d
     o = orth(); if (o > wo) wo = o
@@ -166,6 +168,24 @@ END {
 EOF
 run Gyroscope Gyroscope.dyad "$tmp/gyro.csv" --stop 5 --interval 0.01 --rtol 1e-9 --atol 1e-9 &&
     check Gyroscope "$tmp/gyro.awk" "$tmp/gyro.csv"
+
+# ---- Chain5: energy of a swinging chain of five links
+cat > "$tmp/chain.awk" <<'EOF'
+NR == 1 { header(); next }
+{
+    e = 0
+    for (b = 1; b <= 5; b++) e += body_energy("bodies[" b "]", 0.1, 1e-4, 9.81)
+    if (NR == 2) e0 = e
+    if (absv(e - e0) > de) de = absv(e - e0)
+    o = orth(); if (o > wo) wo = o
+}
+END {
+    printf "Chain5: energy %.6f J, drift %.1e J over 10 s, orthonormality %.1e\n", e0, de, wo
+    exit !(de < 1e-7 && wo < 1e-9)
+}
+EOF
+run Chain5 Chain.dyad "$tmp/chain.csv" --stop 10 --interval 0.05 --rtol 1e-9 --atol 1e-9 &&
+    check Chain5 "$tmp/chain.awk" "$tmp/chain.csv"
 
 # ---- SliderCrank: kinematics, energy, reference angles
 cat > "$tmp/sc.awk" <<'EOF'

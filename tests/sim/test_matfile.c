@@ -64,6 +64,14 @@ static void read_mat(const char *path, MatFile *f) {
     fclose(in);
 }
 
+static void free_mat(MatFile *f) {
+    for (int i = 0; i < f->n; i++) {
+        free(f->m[i].num);
+        free(f->m[i].text);
+    }
+    f->n = 0;
+}
+
 static const Mat *mat(const MatFile *f, const char *name) {
     for (int i = 0; i < f->n; i++)
         if (strcmp(f->m[i].name, name) == 0) return &f->m[i];
@@ -149,6 +157,7 @@ START_TEST(mat_equals_csv) {
     ck_assert_int_lt(d2->rows, traj);                    /* aliases are references */
     ck_assert_int_gt(negated, 0);
     st_csv_free(&c);
+    free_mat(&f);
 }
 END_TEST
 
@@ -170,6 +179,7 @@ START_TEST(mat_failed_run_keeps_rows) {
     ck_assert_int_gt(c.nrows, 10);
     ck_assert_int_eq(mat(&f, "data_2")->cols, c.nrows);
     st_csv_free(&c);
+    free_mat(&f);
 }
 END_TEST
 
