@@ -246,6 +246,7 @@ static int newton(DyrtSim *s, int32_t c, double t)
 
 /* ---------- one tick ---------- */
 
+/* O(np), as the CSV row written after every tick */
 static int check_discrete(const DyrtSim *s, int32_t c, double t)
 {
     const DyrtModel *m = s->m;

@@ -151,11 +151,12 @@ static int step_rows(DyrtRun *r, double tout)
 }
 
 /* The output times in order; a failed assertion at an event is the last row.
- * The ticks at the start are part of the initialization (no row before them). */
+ * The ticks at the start are part of the initialization (no row before them);
+ * with --saveat only the times asked for are rows (after a tick there). */
 static int integrate(DyrtRun *r)
 {
     DyrtSim *s = r->sim;
-    dyrt_set_stop_at_ticks(s, 1);
+    dyrt_set_stop_at_ticks(s, r->o->nsaveat == 0);
     int rc = dyrt_init(s, first_output_after_start(r));
     if (!rc && dyrt_tick_pending(s))
         rc = dyrt_tick(s);

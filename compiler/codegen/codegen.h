@@ -61,16 +61,21 @@ void cg_options_init(CgOptions *o);
 /* Build, verify, optimize and write a native PIC object for the host triple. */
 int cg_emit_object(const System *s, const CgOptions *o, const char *obj_path);
 
-/* Link obj with <runtime_dir>/libdyadrt_main.a, <runtime_dir>/libdyadrt.a and
- * the static SUNDIALS/KLU archives into exe_path, by spawning `cc` (never a
- * shell).  The result depends only on libc and libm. */
-int cg_link_executable(const char *obj_path, const char *exe_path,
-                       const char *runtime_dir);
+/* Link obj with <runtime_dir>/libdyadrt_main.a, libdyadrt.a and the static
+ * SUNDIALS/KLU archives into exe_path: the linker driver found when dyadc
+ * was configured (DYADC_LINKER, an absolute path; never a shell), its
+ * output kept in <scratch_dir>/link.log and shown when it fails or warns.
+ * Success means exit status 0 *and* a non-empty executable at exe_path.
+ * The result depends only on libc and libm. */
+int cg_link_executable(const char *obj_path, const char *exe_path, const char *runtime_dir,
+                       const char *scratch_dir);
 
 /* Link obj with <runtime_dir>/libdyadrt_fmi.a, libdyadrt.a and the static
  * SUNDIALS/KLU archives into a shared object exporting only the fmi2*
- * functions (the binary of an FMU).  Depends only on libc and libm. */
-int cg_link_shared(const char *obj_path, const char *so_path, const char *runtime_dir);
+ * functions (the binary of an FMU), the same way (its version script in
+ * scratch_dir too).  Depends only on libc and libm. */
+int cg_link_shared(const char *obj_path, const char *so_path, const char *runtime_dir,
+                   const char *scratch_dir);
 
 /* Textual IR of the (optimized at opt_level) module. */
 int cg_dump_ir(const System *s, const CgOptions *o, FILE *out);

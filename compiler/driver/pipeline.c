@@ -6,6 +6,7 @@
  * progress on stderr, --time-passes).
  */
 #include "driver.h"
+#include "outfile.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -235,17 +236,21 @@ int cmd_build(Driver *d) {
         fputs("dyadc: error: build needs -o EXE (the simulator to write)\n", stderr);
         return 1;
     }
+    OutFile out;
+    int rc = outf_open(d->arena, d->output, &out);   /* before any work: -o DIR refused */
     CgOptions o;
-    System *s = compile_for_code(d, &o);
-    if (!s) return 1;
-    const char *obj = arena_printf(d->arena, "%s.o", d->output);
-    phase_begin(d->clock, "codegen", true);
-    int rc = cg_emit_object(s, &o, obj);
-    phase_begin(d->clock, "link", true);
-    if (rc == 0) rc = cg_link_executable(obj, d->output, runtime_dir(d));
-    remove(obj);
-    phase_end(d->clock);
-    return rc;
+    System *s = rc ? NULL : compile_for_code(d, &o);
+    if (s) {
+        const char *obj = outf_scratch(d->arena, &out, "model.o");
+        phase_begin(d->clock, "codegen", true);
+        rc = cg_emit_object(s, &o, obj);
+        phase_begin(d->clock, "link", true);
+        if (rc == 0) rc = cg_link_executable(obj, out.tmp, runtime_dir(d), out.scratch);
+        if (rc == 0) rc = outf_commit(&out);
+        phase_end(d->clock);
+    }
+    outf_close(&out);
+    return s ? rc : 1;
 }
 
 int cmd_run(Driver *d) {
@@ -278,11 +283,24 @@ static int fmu_kind(Driver *d, const System *s, FmiExport *x) {
     return 0;
 }
 
+static int fmu_write(Driver *d, OutFile *out);
+
 int cmd_fmu(Driver *d) {
     if (!d->output) {
         fputs("dyadc: error: fmu needs -o NAME.fmu (the FMU to write)\n", stderr);
         return 1;
     }
+    OutFile out;
+    if (outf_open(d->arena, d->output, &out)) {
+        outf_close(&out);
+        return 1;
+    }
+    int rc = fmu_write(d, &out);
+    outf_close(&out);
+    return rc;
+}
+
+static int fmu_write(Driver *d, OutFile *out) {
     FlatModel *m = NULL;
     System *s = compile_to_system(d, &m);
     if (!s || !m || diag_error_count()) return 1;
@@ -299,16 +317,15 @@ int cmd_fmu(Driver *d) {
     o.opt_level = d->opt_level;
     o.on_step = codegen_step;
     o.on_step_ctx = d;
-    const char *obj = arena_printf(d->arena, "%s.o", d->output);
-    const char *so = arena_printf(d->arena, "%s.so", d->output);
+    const char *obj = outf_scratch(d->arena, out, "model.o");
+    const char *so = outf_scratch(d->arena, out, "model.so");
     phase_begin(d->clock, "codegen", true);
     if (rc == 0) rc = cg_emit_object(s, &o, obj);
     phase_begin(d->clock, "link", true);
-    if (rc == 0) rc = cg_link_shared(obj, so, runtime_dir(d));
-    if (rc == 0) rc = fmi_archive(d->output, xml, len, so, &x);
+    if (rc == 0) rc = cg_link_shared(obj, so, runtime_dir(d), out->scratch);
+    if (rc == 0) rc = fmi_archive(out->tmp, xml, len, so, &x);
+    if (rc == 0) rc = outf_commit(out);
     phase_end(d->clock);
-    remove(obj);
-    remove(so);
     free(xml);
     return rc ? 1 : 0;
 }

@@ -94,9 +94,10 @@ static void continuous_in_clocked(Flattener *F, Uf *u, uint32_t rc, uint32_t rd,
     uint32_t d = u->def[rd] >= 0 ? u->def_node[rd] : u->clk_node[rd];
     const char *on = u->def[rd] >= 0 ? arena_printf(F->arena, "clock %s", clock_desc(F, u->def[rd]))
                                      : arena_printf(F->arena, "the clock of %s", node_name(F, d));
-    diag_error(sp, "%s is a continuous-time value, but this relation puts it on %s; a clocked equation can read "
-                   "a continuous value only through a sampler (DiscreteComponents.Sampler, or `y = sample(u)`)",
-               node_name(F, c), on);
+    diag_error(sp, "%s is a continuous-time value, but this relation puts it on %s; a clocked equation reads a "
+                   "continuous value only through a sampler (DiscreteComponents.Sampler, `y = sample(u)`), a "
+                   "continuous equation a clocked value only through a hold (DiscreteComponents.ZeroOrderHold, "
+                   "`hold(u)`)", node_name(F, c), on);
 }
 
 static void unite(Flattener *F, Uf *u, uint32_t a, uint32_t b, Span sp) {

@@ -190,7 +190,11 @@ bool tr_at(Flattener *F, Tx t, AstNode *e, Val *out) {
     int32_t slot;
     int64_t lag;
     Val v;
-    if (!t.scope || !at_clock(F, t, e->at.clock, &slot, &lag) || !tr_val(F, t, e->at.expr, &v)) return false;
+    if (!t.scope) {
+        diag_error(e->span, "a function has no clocks: pass the clocked values (`x@(clk - 1)`) as arguments");
+        return false;
+    }
+    if (!at_clock(F, t, e->at.clock, &slot, &lag) || !tr_val(F, t, e->at.expr, &v)) return false;
     if (v.str) {
         diag_error(e->span, "a string has no clock");
         return false;

@@ -1,10 +1,10 @@
 /*
  * archive.c -- the FMU file: a zip (libzip) holding modelDescription.xml and
- * binaries/linux64/<modelIdentifier>.so.  Written to a temporary name
- * beside the target and renamed, so a failed export never leaves a
+ * binaries/linux64/<modelIdentifier>.so, written to the path given: the
+ * driver gives a temporary name beside the target and renames it when
+ * complete (compiler/driver/outfile.c), so a failed export never leaves a
  * half-written FMU under the requested name.
  */
-#include <errno.h>
 #include <string.h>
 #include <zip.h>
 
@@ -21,14 +21,13 @@ static int zip_failed(zip_t *z, const char *path, const char *what)
 int fmi_archive(const char *fmu_path, const char *xml, size_t xml_len, const char *so_path,
                 const FmiExport *x)
 {
-    char tmp[4096], entry[512];
-    snprintf(tmp, sizeof tmp, "%s.tmp", fmu_path);
+    char entry[512];
     snprintf(entry, sizeof entry, "binaries/linux64/%s.so", x->model_identifier);
-    remove(tmp);
+    remove(fmu_path);          /* a fresh archive (the caller's temporary name) */
     int err = 0;
-    zip_t *z = zip_open(tmp, ZIP_CREATE | ZIP_TRUNCATE, &err);
+    zip_t *z = zip_open(fmu_path, ZIP_CREATE | ZIP_TRUNCATE, &err);
     if (!z) {
-        diag_error((Span){0}, "cannot create '%s' (libzip error %d)", tmp, err);
+        diag_error((Span){0}, "cannot create '%s' (libzip error %d)", fmu_path, err);
         return 1;
     }
     zip_source_t *md = zip_source_buffer(z, xml, xml_len, 0);
@@ -43,10 +42,5 @@ int fmi_archive(const char *fmu_path, const char *xml, size_t xml_len, const cha
     }
     if (zip_close(z) < 0)
         return zip_failed(z, fmu_path, "closing the archive");
-    if (rename(tmp, fmu_path) != 0) {
-        diag_error((Span){0}, "cannot write '%s': %s", fmu_path, strerror(errno));
-        remove(tmp);
-        return 1;
-    }
     return 0;
 }

@@ -38,29 +38,39 @@ static double si_scale(const char *s, size_t n) {
     return 1.0;
 }
 
-double lex_number_value(const char *text, size_t n, bool *is_int) {
-    char buf[128];
+/* Length of the decimal literal at the start of text[0..n): digits, at
+ * most one '.', and an exponent `e[+-]digits`; the rest is an SI suffix. */
+static size_t number_prefix(const char *text, size_t n, bool *frac, bool *exp) {
     size_t i = 0;
-    bool frac = false, exp = false;
-    while (i < n && i < sizeof buf - 1) {
+    while (i < n) {
         char c = text[i];
-        if (c >= '0' && c <= '9') { buf[i] = c; i++; continue; }
-        if (c == '.' && !frac && !exp) { frac = true; buf[i] = c; i++; continue; }
-        if ((c == 'e' || c == 'E') && i + 1 < n &&
+        if (c >= '0' && c <= '9') { i++; continue; }
+        if (c == '.' && !*frac && !*exp) { *frac = true; i++; continue; }
+        if ((c == 'e' || c == 'E') && !*exp && i + 1 < n &&
             ((text[i + 1] >= '0' && text[i + 1] <= '9') || text[i + 1] == '+' || text[i + 1] == '-')) {
-            exp = true;
-            buf[i++] = c;
-            buf[i] = text[i];
-            i++;
+            *exp = true;
+            i += 2;
             continue;
         }
         break;
     }
+    return i;
+}
+
+/* The value of a number token of any length (strtod on a copy of exactly
+ * the literal: correctly rounded, however many digits). */
+double lex_number_value(const char *text, size_t n, bool *is_int) {
+    bool frac = false, exp = false;
+    size_t i = number_prefix(text, n, &frac, &exp);
+    char small[64];
+    char *buf = i < sizeof small ? small : malloc(i + 1);
+    if (!buf) return NAN;
+    memcpy(buf, text, i);
     buf[i] = '\0';
     double v = strtod(buf, NULL);
+    if (buf != small) free(buf);
     double scale = i < n ? si_scale(text + i, n - i) : 1.0;
     *is_int = !frac && !exp && i == n;
-    if (i < n && n > sizeof buf - 1 && scale == 1.0) *is_int = false;
     if (scale == 1.0) return v;
     if (scale > 1.0) return v * scale;
     char inv[32]; /* 100n == 1e-7 exactly: divide by the exact power of ten */

@@ -477,7 +477,7 @@ static bool emit_rows(St *t, Cand *c) {
     init_jacobian(t, &sel);
     s->init_ncheck = k.names.len;
     s->init_resid = ARENA_ARRAY(t->arena, Expr *, sel.len + k.pairs.len + 1);
-    memcpy(s->init_resid, sel.data, sizeof *sel.data * sel.len);
+    if (sel.len) memcpy(s->init_resid, sel.data, sizeof *sel.data * sel.len);
     if (k.pairs.len) memcpy(s->init_resid + sel.len, k.pairs.data, sizeof *k.pairs.data * k.pairs.len);
     const char **names = ARENA_ARRAY(t->arena, const char *, s->init_n + k.names.len + 1);
     memcpy(names, s->init_eq_names, sizeof *names * s->init_n);

@@ -25,7 +25,7 @@
 #include <string.h>
 
 void st_grow_match(St *t) {
-    if (t->sv.len > t->assign_cap) {
+    if (!t->assign || t->sv.len > t->assign_cap) { /* never NULL, even for no variables */
         uint32_t cap = t->sv.len * 2 + 16;
         int32_t *a = ARENA_ARRAY(t->arena, int32_t, cap);
         memset(a, 0xff, sizeof *a * cap);
@@ -33,7 +33,7 @@ void st_grow_match(St *t) {
         t->assign = a;
         t->assign_cap = cap;
     }
-    if (t->eq.len > t->match_cap) {
+    if (!t->match || t->eq.len > t->match_cap) {
         uint32_t cap = t->eq.len * 2 + 16;
         int32_t *a = ARENA_ARRAY(t->arena, int32_t, cap);
         memset(a, 0xff, sizeof *a * cap);
@@ -119,8 +119,8 @@ static bool dfs(Hk *h, uint32_t root) {
 }
 
 uint32_t st_bip_match(Arena *a, const StGraph *g, int32_t *rm, int32_t *cm) {
-    memset(rm, 0xff, sizeof *rm * g->nrows);
-    memset(cm, 0xff, sizeof *cm * g->ncols);
+    if (g->nrows) memset(rm, 0xff, sizeof *rm * g->nrows); /* rm may be NULL when empty */
+    if (g->ncols) memset(cm, 0xff, sizeof *cm * g->ncols);
     return st_bip_extend(a, g, rm, cm);
 }
 

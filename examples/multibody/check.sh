@@ -7,6 +7,7 @@
 #   FreeBody           angular momentum (world frame) and rotational energy conserved
 #   Gyroscope          precession rate m g l / (I spin), axis stays horizontal
 #   Chain5             a swinging chain of five links conserves its energy
+#   SpringMass         a body on a Spring force element oscillates at sqrt(c/m) (closed form)
 #   SliderCrank        piston = closed-form crank-slider kinematics; energy conserved;
 #                      crank angles equal an independent RK4 integration
 # and in every run every frame's rotation matrix is orthonormal to 1e-9.
@@ -187,6 +188,23 @@ EOF
 run Chain5 Chain.dyad "$tmp/chain.csv" --stop 10 --interval 0.05 --rtol 1e-9 --atol 1e-9 &&
     check Chain5 "$tmp/chain.awk" "$tmp/chain.csv"
 
+# ---- SpringMass: harmonic motion on a spring force element
+cat > "$tmp/spring.awk" <<'EOF'
+NR == 1 { header(); next }
+{
+    ye = -(0.5 + 9.81 / 100)
+    d = absv($col["body.r_0[2]"] - (ye + (-1 - ye) * cos(10 * $1))) + absv($col["body.r_0[1]"]) + absv($col["body.r_0[3]"])
+    if (d > dmax) dmax = d
+    o = orth(); if (o > wo) wo = o
+}
+END {
+    printf "SpringMass: off the closed form by %.1e m over 5 s, orthonormality %.1e\n", dmax, wo
+    exit !(dmax < 1e-6 && wo < 1e-9)
+}
+EOF
+run SpringMass SpringMass.dyad "$tmp/spring.csv" --stop 5 --interval 0.01 --rtol 1e-9 --atol 1e-9 &&
+    check SpringMass "$tmp/spring.awk" "$tmp/spring.csv"
+
 # ---- SliderCrank: kinematics, energy, reference angles
 cat > "$tmp/sc.awk" <<'EOF'
 NR == 1 { header(); next }
@@ -211,6 +229,9 @@ END {
 EOF
 run SliderCrank SliderCrank.dyad "$tmp/sc.csv" --stop 10 --interval 0.01 --rtol 1e-8 --atol 1e-8 &&
     awk -F, -v sgn=1 -v name=SliderCrank -f "$tmp/cols.awk" -f "$tmp/sc.awk" "$tmp/sc.csv" || { echo "SliderCrank: FAILED"; fail=1; }
+run SliderCrankSSP SliderCrank.dyad "$tmp/scs.csv" --stop 10 --interval 0.01 --rtol 1e-8 --atol 1e-8 &&
+    awk -F, -v sgn=1 -v name=SliderCrankSSP -f "$tmp/cols.awk" -f "$tmp/sc.awk" "$tmp/scs.csv" ||
+    { echo "SliderCrankSSP: FAILED"; fail=1; }
 run SliderCrankForcedPositive SliderCrank.dyad "$tmp/scp.csv" --stop 10 --interval 0.01 --rtol 1e-8 --atol 1e-8 &&
     awk -F, -v sgn=1 -v name=SliderCrankForcedPositive -f "$tmp/cols.awk" -f "$tmp/sc.awk" "$tmp/scp.csv" ||
     { echo "SliderCrankForcedPositive: FAILED"; fail=1; }

@@ -16,13 +16,13 @@
 
 extern char **environ;
 
-static const char *st_env(const char *name, const char *dflt) {
+static inline const char *st_env(const char *name, const char *dflt) {
     const char *v = getenv(name);
     return v && *v ? v : dflt;
 }
 
 /* path under the build or source tree, in a static rotating buffer */
-static const char *st_path(const char *root_env, const char *rel) {
+static inline const char *st_path(const char *root_env, const char *rel) {
     static char buf[8][1024];
     static int k;
     char *b = buf[k++ % 8];
@@ -31,7 +31,7 @@ static const char *st_path(const char *root_env, const char *rel) {
 }
 
 /* run argv (NULL-terminated) with stdout/stderr to `log`; exit status or -1 */
-static int st_run(char *const argv[], const char *log) {
+static inline int st_run(char *const argv[], const char *log) {
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
     if (log) {
@@ -53,15 +53,15 @@ typedef struct {
     double *data; /* row-major nrows x ncols */
 } StCsv;
 
-static int st_csv_col(const StCsv *c, const char *name) {
+static inline int st_csv_col(const StCsv *c, const char *name) {
     for (int i = 0; i < c->ncols; i++)
         if (strcmp(c->names[i], name) == 0) return i;
     return -1;
 }
 
-static double st_csv(const StCsv *c, int row, int col) { return c->data[row * c->ncols + col]; }
+static inline double st_csv(const StCsv *c, int row, int col) { return c->data[row * c->ncols + col]; }
 
-static int st_csv_read(const char *path, StCsv *c) {
+static inline int st_csv_read(const char *path, StCsv *c) {
     FILE *f = fopen(path, "r");
     if (!f) return -1;
     memset(c, 0, sizeof *c);
@@ -89,14 +89,14 @@ static int st_csv_read(const char *path, StCsv *c) {
     return 0;
 }
 
-static void st_csv_free(StCsv *c) {
+static inline void st_csv_free(StCsv *c) {
     for (int i = 0; i < c->ncols; i++) free(c->names[i]);
     free(c->names);
     free(c->data);
     memset(c, 0, sizeof *c);
 }
 
-static char *st_slurp(const char *path) {
+static inline char *st_slurp(const char *path) {
     FILE *f = fopen(path, "r");
     if (!f) return strdup("");
     static char buf[1 << 16];

@@ -881,7 +881,7 @@ START_TEST(test_object_link_run) {
     snprintf(csv, sizeof csv, "%s/out.csv", dir);
     TestSys *t = decay_system();
     ck_assert_int_eq(cg_emit_object(&t->s, NULL, obj), 0);
-    ck_assert_int_eq(cg_link_executable(obj, exe, rt), 0);
+    ck_assert_int_eq(cg_link_executable(obj, exe, rt, dir), 0);
     char *argv[] = {exe, "-o", csv, "--stop", "1", "--rtol", "1e-8", "--atol", "1e-10", NULL};
     ck_assert_int_eq(run(argv), 0);
     double y1 = csv_last(csv, "y");

@@ -53,6 +53,29 @@ START_TEST(numbers_with_si_suffixes) {
 }
 END_TEST
 
+/* Literals of any length: the value is the correctly rounded one (no
+ * 127-character buffer: an `e` at index 126 wrote one byte past it, and
+ * `1` with 200 zeros read as 1e126). */
+START_TEST(long_literals) {
+    char s[512];
+    memset(s, '0', sizeof s);
+    s[0] = '1';
+    s[201] = 0;                              /* 1 and 200 zeros */
+    ck_assert_double_eq(num1(s), 1e200);
+    memset(s, '1', 126);                     /* 126 ones, then e-120 */
+    strcpy(s + 126, "e-120");
+    ck_assert_double_eq(num1(s), strtod(s, NULL));
+    ck_assert(T[0].is_int == false);
+    memset(s, '0', 300);                     /* 0. then 298 zeros then 1: 1e-299 */
+    s[0] = '0', s[1] = '.';
+    strcpy(s + 300, "1");
+    ck_assert_double_eq(num1(s), 1e-299);
+    memset(s, '9', 400);                     /* 400 nines then k: 1e400 * 1e3 overflows */
+    strcpy(s + 400, "k");
+    ck_assert(isinf(num1(s)));
+}
+END_TEST
+
 START_TEST(exponent_or_prefix_not_both) {
     /* `2mm` is `2m` then the identifier `m` */
     ck_assert_uint_eq(lex("2mm"), 2);
@@ -145,6 +168,7 @@ Suite *lexer_suite(void) {
     Suite *s = suite_create("lexer");
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, numbers_with_si_suffixes);
+    tcase_add_test(tc, long_literals);
     tcase_add_test(tc, exponent_or_prefix_not_both);
     tcase_add_test(tc, utf8_identifiers);
     tcase_add_test(tc, strings_and_escapes);
