@@ -13,7 +13,7 @@
 typedef struct Chunk {
     struct Chunk *next;
     size_t used, size;
-    _Alignas(16) unsigned char mem[];
+    unsigned char mem[];   /* 8-aligned: all bump() guarantees (see arena_alloc) */
 } Chunk;
 
 struct Arena {
@@ -74,7 +74,7 @@ void arena_reset(Arena *a) {
 
 size_t arena_bytes(const Arena *a) { return a->total; }
 
-/* size bytes at an alignment (a power of two, at most 16) */
+/* size bytes at an alignment (a power of two, at most 8) */
 static void *bump(Arena *a, size_t size, size_t align) {
     Chunk *c = a->head;
     size_t at = c ? (c->used + align - 1) & ~(align - 1) : 0;
