@@ -21,6 +21,13 @@
  *      or a checked parameter coefficient; never a variable or time, so no
  *      division by something that can cross zero): an explicit assignment
  *      v := solution, removed from the integrator;
+ *      except when the solution (after substitution) depends on more than
+ *      ASSIGN_MAX_SUPPORT unknowns: then v stays an IDA unknown with the
+ *      residual v - solution, SB_IMPLICIT, and later blocks read v.  A chain
+ *      of assignments (the rotation matrix of link k of a mechanism from link
+ *      k - 1's) would otherwise make every later residual a function of all
+ *      the chain's unknowns: a dense Jacobian of ever larger entries, cubic in
+ *      the chain's length (a 100-link pendulum did not compile);
  *    - one equation for der(state): the state's residual row (IDA needs
  *      one per state), SB_STATE_DER;
  *    - one equation not solvable that way: v stays an IDA unknown with the
@@ -48,6 +55,7 @@
 #include <string.h>
 
 #define TEAR_MAX_BLOCK 200
+#define ASSIGN_MAX_SUPPORT 16 /* unknowns an explicit assignment may depend on */
 
 static bool blt_var(St *t, uint32_t v) {
     return st_is_unknown(t, v) && (t->sv.data[v].role == SR_ALG || t->sv.data[v].role == SR_DERIV);
@@ -172,6 +180,14 @@ static Expr *solve_for(St *t, uint32_t e, Expr *r, uint32_t v) {
     return st_solve(t, r, expr_leaf(t->c, EXPR_VAR, v), t->eq.data[e].flat);
 }
 
+/* does x depend on more than ASSIGN_MAX_SUPPORT unknowns (variables not
+ * replaced by their values)?  O(size of x) */
+static bool too_wide(St *t, Expr *x) {
+    ExprVec leaves = {0};
+    expr_leaves(t->c, x, EXPR_VAR, &leaves);
+    return leaves.len > ASSIGN_MAX_SUPPORT;
+}
+
 static void set_assigned(St *t, uint32_t v, Expr *value) {
     t->sv.data[v].role = SR_ASSIGNED;
     t->sv.data[v].value = value;
@@ -280,9 +296,9 @@ static void single(St *t, Block *b) {
     Expr *r = substituted(t, e);
     bool deriv = t->sv.data[v].role == SR_DERIV;
     Expr *x = deriv ? st_solve(t, r, expr_leaf(t->c, EXPR_VAR, v), t->eq.data[e].flat) : solve_for(t, e, r, v);
-    if (x && !deriv) { set_assigned(t, v, x); b->kind = SB_ASSIGN; return; }
+    if (x && !deriv && !too_wide(t, x)) { set_assigned(t, v, x); b->kind = SB_ASSIGN; return; }
     if (x) {
-        t->sv.data[v].value = x;
+        if (deriv) t->sv.data[v].value = x;
         r = expr_sub(t->c, expr_leaf(t->c, EXPR_VAR, v), x);
     }
     b->kind = deriv ? SB_STATE_DER : SB_IMPLICIT;

@@ -89,6 +89,29 @@ static void start_derivatives(St *t) {
     }
 }
 
+/* The start value of an unknown kept implicit although its equation gives
+ * it explicitly (blt.c: a solution depending on too many unknowns) and
+ * with neither a guess nor an initial relation: that solution at the start
+ * values of the others, in BLT order (so a chain of them starts assembled). */
+static void start_implicit(St *t) {
+    System *s = t->s;
+    for (uint32_t i = 0; i < t->blocks.len; i++) {
+        Block *b = &t->blocks.data[i];
+        if (b->kind != SB_IMPLICIT) continue;
+        SVar *v = &t->sv.data[t->bvars.data[b->first]];
+        if (v->role != SR_ALG || v->slot < 0 || t->init_of[v->slot] || t->m->vars.data[v->base].guess) continue;
+        uint32_t e = t->beqs.data[b->first];
+        Expr *x = st_solve(t, lower(t, b->res), expr_leaf(t->c, EXPR_Y, (uint32_t)v->slot), t->eq.data[e].flat);
+        if (!x) continue;
+        ExprVec l = {0};
+        expr_leaves(t->c, x, EXPR_YP, &l);
+        if (l.len) continue;
+        x = expr_subst(t->c, x, start_leaf, t);
+        expr_leaves(t->c, x, EXPR_Y, &l);
+        if (!l.len) s->start[v->slot] = x;
+    }
+}
+
 /* initial relation `init` (flat equation `flat`) as a start value: the one
  * y it mentions (no y'), with *value solved for it by the solvability rule;
  * -1 when it is not of that form */
@@ -208,6 +231,7 @@ static void start_values(St *t, Expr **init, bool *explicit_only) {
         s->start[y] = x;
     }
     st_set_starts(t);
+    start_implicit(t);
     start_derivatives(t);
 }
 
