@@ -6,7 +6,7 @@
 #   SphericalPendulum  conical motion: constant height, azimuth rate sqrt(g / (l cos theta))
 #   FreeBody           angular momentum (world frame) and rotational energy conserved
 #   Gyroscope          precession rate m g l / (I spin), axis stays horizontal
-#   Chain5             a swinging chain of five links conserves its energy
+#   Chain5, Chain20    swinging chains of five and twenty links conserve their energy
 #   SpringMass         a body on a Spring force element oscillates at sqrt(c/m) (closed form)
 #   SliderCrank        piston = closed-form crank-slider kinematics; energy conserved;
 #                      crank angles equal an independent RK4 integration; both assembly
@@ -188,6 +188,24 @@ END {
 EOF
 run Chain5 Chain.dyad "$tmp/chain.csv" --stop 10 --interval 0.05 --rtol 1e-9 --atol 1e-9 &&
     check Chain5 "$tmp/chain.awk" "$tmp/chain.csv"
+
+# ---- Chain20: twenty links (the structure phase keeps some rotation matrices as unknowns)
+cat > "$tmp/chain20.awk" <<'EOF'
+NR == 1 { header(); next }
+{
+    e = 0
+    for (b = 1; b <= 20; b++) e += body_energy("bodies[" b "]", 0.1, 1e-4, 9.81)
+    if (NR == 2) e0 = e
+    if (absv(e - e0) > de) de = absv(e - e0)
+    o = orth(); if (o > wo) wo = o
+}
+END {
+    printf "Chain20: energy %.6f J, drift %.1e J over 5 s, orthonormality %.1e\n", e0, de, wo
+    exit !(de < 1e-7 && wo < 1e-9)
+}
+EOF
+run Chain20 Chain.dyad "$tmp/chain20.csv" --stop 5 --interval 0.05 --rtol 1e-8 --atol 1e-8 &&
+    check Chain20 "$tmp/chain20.awk" "$tmp/chain20.csv"
 
 # ---- SpringMass: harmonic motion on a spring force element
 cat > "$tmp/spring.awk" <<'EOF'
