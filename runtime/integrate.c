@@ -427,6 +427,18 @@ static int step_to(DyrtSim *s, double tout, double *tret)
 {
     double tn = s->start;
     IDAGetCurrentTime(s->ida, &tn);
+    double tick_now = dyrt_clocks_next(s);
+    if (isfinite(tick_now) && tick_now <= s->t + dyrt_tick_eps(tick_now)) {
+        /* a tick due at the current point (an event at the tick's time
+         * returned first): do it before integrating on, as IDA cannot stop
+         * at the time it stands at (s->t, the last point returned; IDA's own
+         * time may be ahead of it) */
+        for (int32_t k = 0; s->rootsfound && k < s->m->nz; k++)
+            s->rootsfound[k] = 0;
+        s->clk.pending = 1;
+        *tret = s->t;
+        return 0;
+    }
     double tstop = next_stop(s, tn), tinput = dyrt_inputs_next(s, tn);
     s->bad_res = -1;           /* only a NaN in this stretch explains a failure */
     IDASetMinStep(s->ida, dyrt_min_step(tn));
