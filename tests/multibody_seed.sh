@@ -35,7 +35,7 @@ if ! "$dyadc" check --no-stdlib $libs > "$tmp/check.out" 2>&1; then
     echo "FAIL: dyadc check of the library with the seed component"; tail -20 "$tmp/check.out"; fail=1
 fi
 
-opts="--stop 10 --interval 0.05 --rtol 1e-8 --atol 1e-8"
+opts="--stop 10 --interval 0.05 --rtol 1e-8 --atol 1e-8 --vars all"  # the same columns from both
 for m in SliderCrank SliderCrankForcedPositive; do
     # shellcheck disable=SC2086
     "$dyadc" run "$root/examples/multibody/SliderCrank.dyad" --model $m --no-stdlib $libs $opts -o "$tmp/seed.csv" ||

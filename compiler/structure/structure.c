@@ -402,10 +402,13 @@ static void build_outputs(St *t) {
     System *s = t->s;
     s->out = ARENA_ARRAY(t->arena, Expr *, t->m->vars.len + 1);
     s->out_names = ARENA_ARRAY(t->arena, const char *, t->m->vars.len + 1);
+    s->out_conn = ARENA_ARRAY(t->arena, unsigned char, t->m->vars.len + 1);
     for (uint32_t v = 0; v < t->m->vars.len; v++) {
         FlatVarKind k = t->m->vars.data[v].kind;
         if (!flat_kind_is_unknown(k) && k != FV_INPUT) continue; /* clocked ones and inputs too */
         s->out_names[s->nout] = t->m->vars.data[v].name;
+        FlatConn c = t->m->vars.data[v].conn; /* a block's output is its own variable */
+        s->out_conn[s->nout] = c != FC_NONE && c != FC_OUTPUT;
         s->out[s->nout++] = lower(t, st_to_sv(t, expr_leaf(t->c, EXPR_VAR, v)));
     }
 }
