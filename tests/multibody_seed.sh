@@ -40,16 +40,17 @@ if ! "$dyadc" check --no-stdlib $libs > "$tmp/check.out" 2>&1; then
     echo "FAIL: dyadc check of the library with the seed component"; tail -20 "$tmp/check.out"; fail=1
 fi
 
-opts="--stop 10 --interval 0.05 --rtol 1e-8 --atol 1e-8 --vars all"  # the same columns from both
+opts="--stop 10 --interval 0.05 --rtol 1e-8 --atol 1e-8"
 for v in "SliderCrank 1" "SliderCrankForcedPositive 1" "SliderCrankMirrored -1" "SliderCrankForcedNegative -1"; do
     set -- $v
     m=$1 sgn=$2
     # shellcheck disable=SC2086
-    "$dyadc" run "$root/examples/multibody/SliderCrank.dyad" --model $m --no-stdlib $libs $opts -o "$tmp/seed.csv" ||
+    "$dyadc" run "$root/examples/multibody/SliderCrank.dyad" --model $m --no-stdlib $libs $opts --vars all -o "$tmp/seed.csv" ||
         { echo "FAIL: $m with the seed component"; fail=1; continue; }
     # shellcheck disable=SC2086
-    "$dyadc" run "$root/examples/multibody/SliderCrank.dyad" --model $m $opts -o "$tmp/own.csv" ||
+    "$dyadc" run "$root/examples/multibody/SliderCrank.dyad" --model $m $opts --vars all -o "$tmp/own.csv" ||
         { echo "FAIL: $m with our component"; fail=1; continue; }
+    # every column of both (--vars all): the same names, the same values
     paste -d, "$tmp/seed.csv" "$tmp/own.csv" | awk -F, -v m=$m '
     NR == 1 { if (NF % 2) { print m ": the two runs have different columns"; exit 1 } next }
     { n = NF / 2; for (i = 1; i <= n; i++) { d = $i - $(i + n); if (d < 0) d = -d; if (d > worst) worst = d } rows++ }
