@@ -413,6 +413,16 @@ static void build_outputs(St *t) {
     }
 }
 
+/* "message (file:line:col)": where the assertion is written, for the
+ * runtime's error when it fails */
+static const char *assert_message(St *t, const FlatAssert *a) {
+    SrcFile *f = a->span.file ? src_get(a->span.file) : NULL;
+    if (!f) return a->message;
+    uint32_t line, col;
+    src_line_col(f, a->span.lo, &line, &col);
+    return arena_printf(t->arena, "%s (%s:%u:%u)", a->message, f->path, line, col);
+}
+
 static void build_asserts(St *t) {
     System *s = t->s;
     s->nassert = t->m->asserts.len;
@@ -421,7 +431,7 @@ static void build_asserts(St *t) {
     for (uint32_t i = 0; i < s->nassert; i++) {
         FlatAssert *a = &t->m->asserts.data[i];
         s->assert_cond[i] = lower(t, to_sv_at(t, a->cond, a->span));
-        s->assert_msg[i] = t->m->asserts.data[i].message;
+        s->assert_msg[i] = assert_message(t, a);
     }
 }
 

@@ -208,7 +208,8 @@ END_TEST
 
 /* x = exp(-t) with assert(x > 0.5): the assertion's comparison is a zero
  * crossing, so the integrator stops where it turns false, at ln 2 = 0.693;
- * exit 1, the message and the time, the rows before it and the failing one. */
+ * exit 1, the message with file:line:col and the time, the rows before it
+ * and the failing one. */
 START_TEST(failed_assertion) {
     char *argv[] = {(char *)DYADC, "run", (char *)E2E("asserted.dyad"), "--no-stdlib", "--model",
                     "Asserted", "--stop", "2", "--interval", "0.01", "--rtol", "1e-9", "--atol", "1e-11",
@@ -216,7 +217,8 @@ START_TEST(failed_assertion) {
     ck_assert_int_eq(st_run(argv, "e2e_assert.log"), 1);
     char *text = st_slurp("e2e_assert.log");
     fprintf(stderr, "Asserted: %s", text);
-    assert_contains(text, "x fell below one half");
+    assert_contains(text, "x fell below one half (");
+    assert_contains(text, "asserted.dyad:7:3)");   /* where the assertion is written */
     const char *at = strstr(text, "t=");
     if (!at) at = strstr(text, "t = ");
     ck_assert_ptr_nonnull(at);
