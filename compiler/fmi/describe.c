@@ -351,11 +351,6 @@ static void default_experiment(Desc *d)
 
 int fmi_describe(FILE *out, const System *s, const FlatModel *m, const FmiExport *x)
 {
-    if (x->me && s->nclocks > 0) {
-        diag_error((Span){0}, "model `%s` has clocked partitions, which Model Exchange does not "
-                   "support yet; export it for Co-Simulation (--kind cs)", s->model_name);
-        return 1;
-    }
     Arena *a = arena_new();
     Desc d = {.out = out, .s = s, .m = m};
     int rc = map_vars(&d, a);
