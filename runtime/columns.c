@@ -191,6 +191,26 @@ static int select_entry(DyrtRun *r, unsigned char *taken, const char *v)
     return DYRT_EXIT_USER;
 }
 
+/* An example pattern for the warning, from the model's own names: the
+ * first array column with its first subscript a `*` (`caps[*].T`), else
+ * the first column's instance with `.*` (`resistor.*`), else `*.v`. */
+static void example_pattern(const DyrtRun *r, char *buf, size_t size)
+{
+    const char *const *names = r->m->out_names;
+    for (int k = 0; k < r->ncols; k++) {
+        const char *name = names[r->cols[k]], *lb = strchr(name, '['), *rb = lb ? strchr(lb, ']') : NULL;
+        if (rb) {
+            snprintf(buf, size, "%.*s*%s", (int)(lb - name + 1), name, rb);
+            return;
+        }
+    }
+    const char *dot = r->ncols ? strchr(names[r->cols[0]], '.') : NULL;
+    if (dot)
+        snprintf(buf, size, "%.*s.*", (int)(dot - names[r->cols[0]]), names[r->cols[0]]);
+    else
+        snprintf(buf, size, "*.v");
+}
+
 int dyrt_select_columns(DyrtRun *r)
 {
     const DyrtModel *m = r->m;
@@ -208,8 +228,11 @@ int dyrt_select_columns(DyrtRun *r)
     for (int i = 0; i < o->nvars && !rc; i++)
         rc = select_entry(r, taken, o->vars[i]);
     free(taken);
-    if (!rc && r->ncols > DYRT_MANY_COLUMNS)
+    if (!rc && r->ncols > DYRT_MANY_COLUMNS) {
+        char example[160];
+        example_pattern(r, example, sizeof example);
         dyrt_warning("writing %d columns per row; choose them with --vars NAME,PATTERN,... "
-                     "(e.g. --vars 'masses[*].s,*.v')", r->ncols);
+                     "(e.g. --vars '%s')", r->ncols, example);
+    }
     return rc;
 }

@@ -98,6 +98,7 @@ DYAD
 "$dyadc" run "$tmp/many.dyad" --no-stdlib --model Many --stop 0.01 -o "$tmp/many.csv" 2> "$tmp/err" ||
     bad "many: $(cat "$tmp/err")"
 contains "$tmp/err" "warning: writing 1001 columns per row; choose them with --vars" "many columns"
+contains "$tmp/err" "(e.g. --vars 'x[*]')" "many columns: an example from the model's names"
 "$dyadc" run "$tmp/many.dyad" --no-stdlib --model Many --stop 0.01 --vars 'x[1?]' -o "$tmp/many.csv" 2> "$tmp/err" ||
     bad "many --vars: $(cat "$tmp/err")"
 if [ -s "$tmp/err" ]; then bad "many --vars: a warning with 10 columns: $(cat "$tmp/err")"; else ok; fi
