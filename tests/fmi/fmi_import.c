@@ -893,8 +893,19 @@ static void read_csv(const char *path, Csv *c)
         die("%s is empty", path);
     line[strcspn(line, "\n")] = '\0';
     c->names = calloc(MAXV, sizeof *c->names);
-    for (char *tok = strtok(line, ","); tok && c->nc < MAXV; tok = strtok(NULL, ","))
-        c->names[c->nc++] = strdup(tok);
+    /* names, split at the commas outside brackets (`frame.R[1,2]` is one) */
+    int depth = 0;
+    for (char *p = line, *start = line; c->nc < MAXV; p++) {
+        depth += (*p == '[') - (*p == ']');
+        if (*p != '\0' && (*p != ',' || depth > 0))
+            continue;
+        int end = *p == '\0';
+        *p = '\0';
+        c->names[c->nc++] = strdup(start);
+        start = p + 1;
+        if (end)
+            break;
+    }
     size_t cap = 1024;
     c->v = malloc(cap * sizeof(double));
     while (fgets(line, sizeof line, f)) {
