@@ -45,10 +45,10 @@ inputfilter|tests/sim/e2e/inputfilter.dyad --no-stdlib --model InputFilter|2|0.0
 spherical_sets|tests/sim/mech/spherical.dyad --no-stdlib --model SphericalPendulum|10|0.01|-|-|-|-||cs
 mb_pendulum|examples/multibody/Pendulum.dyad --model Pendulum|1|0.01|1e-3|1e-10|1e-10 1e-12|1e-8
 mb_freebody|examples/multibody/FreeBody.dyad --model FreeBody|1|0.01|1e-3|1e-10|1e-10 1e-12|1e-8
-mb_double|examples/multibody/DoublePendulum.dyad --model DoublePendulum|1|0.01|-|-|-|1e-8
+mb_double|examples/multibody/DoublePendulum.dyad --model DoublePendulum|1|0.01|1e-3|1e-10|1e-10 1e-12|1e-8
 mb_spherical|examples/multibody/SphericalPendulum.dyad --model SphericalPendulum|1|0.01|-|-|-|1e-8
 mb_gyroscope|examples/multibody/Gyroscope.dyad --model Gyroscope|1|0.01|-|-|-|1e-8
-mb_chain|examples/multibody/Chain.dyad --model Chain5|1|0.01|-|-|-|1e-8
+mb_chain|examples/multibody/Chain.dyad --model Chain5|1|0.01|1e-3|1e-10|1e-10 1e-12|1e-8
 mb_springmass|examples/multibody/SpringMass.dyad --model SpringMass|1|0.01|-|-|-|1e-8
 mb_fourbar|examples/multibody/FourBar.dyad --model FourBarLoop|1|0.01|-|-|-|1e-8
 '
