@@ -42,6 +42,8 @@ spring_chain|examples/spring_chain/SpringChain.dyad --model SpringChain|2|0.01|1
 heat_rod|examples/heat_rod/HeatRod.dyad --model HeatRod|5|0.05|2e-3|1e-10|1e-10 1e-12
 clocks|tests/golden/structure/Clocks.dyad --no-stdlib --model Clocks|1|0.01|1e-3|1e-10|1e-10 1e-12
 inputfilter|tests/sim/e2e/inputfilter.dyad --no-stdlib --model InputFilter|2|0.01|1e-3|1e-10|1e-10 1e-12|-|u=1
+firsttick|tests/sim/clocks/clocked.dyad --model FirstTick|2.5|0.01|1e-3|1e-10|1e-10 1e-12
+zcinterval|tests/sim/clocks/clocked.dyad --model CrossingIntervals|2.5|0.01|1e-3|1e-10|1e-10 1e-12
 spherical_sets|tests/sim/mech/spherical.dyad --no-stdlib --model SphericalPendulum|10|0.01|-|-|-|-||cs
 mb_pendulum|examples/multibody/Pendulum.dyad --model Pendulum|1|0.01|1e-3|1e-10|1e-10 1e-12|1e-8
 mb_freebody|examples/multibody/FreeBody.dyad --model FreeBody|1|0.01|1e-3|1e-10|1e-10 1e-12|1e-8
