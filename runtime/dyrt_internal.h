@@ -231,6 +231,9 @@ int dyrt_mat_wanted(const char *path);
 int dyrt_mat_row(DyrtRun *r, double t, const double *vals);
 int dyrt_mat_close(DyrtRun *r);
 
+/* columns.c */
+int dyrt_select_columns(DyrtRun *r);
+
 /* output.c */
 int dyrt_output_setup(DyrtRun *r);
 int dyrt_output_row(DyrtRun *r);
