@@ -221,7 +221,10 @@ static int parameter(Desc *d, uint32_t p)
         var_close(d, v->units);
         return 0;
     }
-    if ((s->param_flags[p] & SYS_PARAM_REQUIRED) || (!def && !(s->param_flags[p] & SYS_PARAM_MISSING))) {
+    /* (a structural value known to be `missing`, a constant without a value,
+     * is used at compile time only: a calculatedParameter below) */
+    if ((s->param_flags[p] & SYS_PARAM_REQUIRED) ||
+        (!def && !(s->param_flags[p] & SYS_PARAM_MISSING) && v->kind != FV_CONSTANT)) {
         diag_error(v->span, "parameter `%s` has no value; an FMU needs a start value for every "
                    "parameter: give it one in the model", v->name);
         return 1;

@@ -52,6 +52,7 @@ mb_spherical|examples/multibody/SphericalPendulum.dyad --model SphericalPendulum
 mb_gyroscope|examples/multibody/Gyroscope.dyad --model Gyroscope|1|0.01|-|-|-|1e-8
 mb_chain|examples/multibody/Chain.dyad --model Chain5|1|0.01|1e-3|1e-10|1e-10 1e-12|1e-8
 mb_springmass|examples/multibody/SpringMass.dyad --model SpringMass|1|0.01|1e-3|1e-10|1e-10 1e-12|1e-8
+mb_slidercrank|examples/multibody/SliderCrank.dyad --model SliderCrank|1|0.01|-|-|-|1e-8
 mb_fourbar|examples/multibody/FourBar.dyad --model FourBarLoop|1|0.01|-|-|-|1e-8
 '
 
