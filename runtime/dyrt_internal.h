@@ -56,6 +56,10 @@
 typedef struct DyrtStats {
     long init_iters;           /* Newton iterations of the initialization */
     long init_res_evals;       /* initialization residual evaluations */
+    int init_blocks, init_levels; /* of the init BLT (initblock.c) */
+    long init_block_rounds;    /* its Newton steps (one per level and iteration) */
+    int init_left;             /* 1 + first block left to the whole-system Newton, 0 none */
+    int init_left_budget;      /* ... for the block-wise pass's evaluation budget */
     long events;               /* zero crossings handled */
     long reinits;              /* IDAReInit calls (events and tstops) */
     double event_t[DYRT_EVENT_LOG]; /* times of the first events, for -v */
@@ -202,6 +206,8 @@ int dyrt_parse_double(const char *s, double *v);
 const char *dyrt_closest(const char *name, const char *const *names, int n);
 int dyrt_find(const char *name, const char *const *names, int n);
 void *dyrt_calloc(size_t n, size_t size);
+int dyrt_lu(double *a, int32_t n, int32_t *piv);
+void dyrt_lu_solve(const double *a, int32_t n, const int32_t *piv, double *b);
 size_t dyrt_location_at(const char *name);
 int dyrt_check_model(const DyrtModel *m);
 
