@@ -54,6 +54,7 @@ typedef struct Bw {
     double *a, *step, *phi;            /* dense matrices; per block step, merit */
     int32_t *piv;                      /* [n] pivots, at ptr[b] */
     unsigned char *state;              /* per block: ACTIVE, PENDING, DONE */
+    unsigned char *tries;              /* per block: moves off a singular Jacobian */
 } Bw;
 
 enum { ACTIVE, PENDING, DONE };
@@ -129,12 +130,13 @@ static int bw_alloc(Bw *w, Newton *nw) {
     w->phi = dyrt_calloc((size_t)nb, sizeof(double));
     w->piv = dyrt_calloc((size_t)n, sizeof(int32_t));
     w->state = dyrt_calloc((size_t)nb, 1);
-    return w->a && w->step && w->phi && w->piv && w->state ? 0 : -1;
+    w->tries = dyrt_calloc((size_t)nb, 1);
+    return w->a && w->step && w->phi && w->piv && w->state && w->tries ? 0 : -1;
 }
 
 static void bw_free(Bw *w) {
     void *p[] = {w->level, w->lev_ptr, w->lev_blk, w->row_block, w->ent_ptr, w->ent_pos,
-                 w->ent_ij, w->a_off, w->a, w->step, w->phi, w->piv, w->state};
+                 w->ent_ij, w->a_off, w->a, w->step, w->phi, w->piv, w->state, w->tries};
     for (size_t k = 0; k < sizeof p / sizeof *p; k++)
         free(p[k]);
 }
@@ -339,8 +341,12 @@ static int solve_level(Bw *w, int l, int *valid, InitBlocks *ib) {
             int b = w->lev_blk[i];
             if (w->state[b] != ACTIVE)
                 continue;
-            if (!direction(w, b))
-                return give_up(w, b, "has a singular or non-finite Jacobian", ib);
+            if (!direction(w, b)) { /* retried at nearby points first */
+                if (w->tries[b] == NEWTON_PERTURBATIONS)
+                    return give_up(w, b, "has a singular or non-finite Jacobian", ib);
+                nudge(w, b, w->tries[b]++);
+                continue;
+            }
             if (brelative(w, b, 1.0) < NEWTON_STEPTOL && bnorm(w, b, nw->r) <= NEWTON_FTOL_LOOSE) {
                 w->state[b] = DONE; /* converged to rounding: |r| ~ eps |terms| */
                 continue;
