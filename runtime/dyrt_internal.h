@@ -103,6 +103,7 @@ typedef struct DyrtSets {
     int njac, ncand;           /* its Jacobian entries, candidates */
     double *mat, *lu;          /* elimination scratch */
     int *dummy, *best, *pick;  /* [max ncand] */
+    double *qstart;            /* [nsets] the best choice's pivot at the start */
     long switches;
     DyrtSetSwitch log[DYRT_EVENT_LOG];
 } DyrtSets;
@@ -301,6 +302,7 @@ void dyrt_sets_free(DyrtSim *s);
 void dyrt_sets_criteria(DyrtSim *s, double t, const double *y, const double *yp, double *g);
 int dyrt_sets_switch(DyrtSim *s, double t, double *y, double *yp, const int *roots);
 void dyrt_sets_stats(const DyrtSim *s, FILE *f);
+void dyrt_sets_explain(DyrtSim *s, double t, const double *y, const double *yp);
 
 /* solver.c: the smallest step that still makes progress at time t */
 double dyrt_min_step(double t);

@@ -1,8 +1,10 @@
 /*
  * init.c -- consistent starting values y0, y'0 for IDA.
  *
- * With an initialization system (init_n > 0) we solve init_residual(t0, z, p)
- * = 0 for z by Newton's method, damped by a backtracking line search on the
+ * With an initialization system (init_n > 0) its blocks are solved one
+ * level after the other first (initblock.c); what they leave, we solve
+ * init_residual(t0, z, p) = 0 for z by Newton's method from there (when
+ * they solved everything, one evaluation confirms it), damped by a backtracking line search on the
  * merit function phi(z) = |r(z)|^2 / 2 with the Armijo condition
  * phi(z + s dz) <= (1 - 2e-4 s) phi(z) (Dennis & Schnabel, Alg. A6.3.1,
  * halving s).  The Newton matrix is the model's sparse init Jacobian in CSC
