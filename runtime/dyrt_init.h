@@ -40,7 +40,7 @@ typedef struct InitBlocks {
     int nblocks, nlevels;      /* of the model's init BLT */
     long rounds;               /* Newton steps, one per level and iteration */
     int failed;                /* first block left to the whole system, -1 none */
-    int budget;                /* ... because the pass had spent its evaluations */
+    int left;                  /* why: DYRT_INIT_LEFT_* */
     char why[1200];            /* why, naming its equations and unknowns */
 } InitBlocks;
 

@@ -53,13 +53,16 @@
 /* -v lists the times of the first DYRT_EVENT_LOG events. */
 #define DYRT_EVENT_LOG 32
 
+/* why the block-wise initialization left blocks to the whole-system Newton */
+enum { DYRT_INIT_LEFT_UNSOLVED, DYRT_INIT_LEFT_BUDGET, DYRT_INIT_LEFT_DEEP };
+
 typedef struct DyrtStats {
     long init_iters;           /* Newton iterations of the initialization */
     long init_res_evals;       /* initialization residual evaluations */
     int init_blocks, init_levels; /* of the init BLT (initblock.c) */
     long init_block_rounds;    /* its Newton steps (one per level and iteration) */
     int init_left;             /* 1 + first block left to the whole-system Newton, 0 none */
-    int init_left_budget;      /* ... for the block-wise pass's evaluation budget */
+    int init_left_why;         /* ... why: DYRT_INIT_LEFT_* */
     long events;               /* zero crossings handled */
     long reinits;              /* IDAReInit calls (events and tstops) */
     double event_t[DYRT_EVENT_LOG]; /* times of the first events, for -v */

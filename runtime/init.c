@@ -424,7 +424,7 @@ static int solve_init_system(DyrtSim *s)
     if (!rc) {
         /* what the blocks left; else one evaluation confirms their solution */
         rc = newton_solve(&nw);
-        if (rc && ib.failed >= 0 && !ib.budget)
+        if (rc && ib.failed >= 0 && ib.left == DYRT_INIT_LEFT_UNSOLVED)
             dyrt_error("initialization: %s; the whole-system Newton from there failed too", ib.why);
     }
     if (!rc)
@@ -437,7 +437,7 @@ static int solve_init_system(DyrtSim *s)
     s->stats.init_levels = ib.nlevels;
     s->stats.init_block_rounds = ib.rounds;
     s->stats.init_left = ib.failed + 1;
-    s->stats.init_left_budget = ib.budget;
+    s->stats.init_left_why = ib.left;
     newton_free(&nw);
     return rc;
 }

@@ -21,8 +21,8 @@
  * its own unknowns moved) first.
  *
  * What it cannot do -- a block of more than BLOCK_MAX rows (dense LU), a
- * block still singular, not finite or not converging, levels beyond its
- * evaluation budget (below) -- it leaves, with every block after it, to the whole-system damped Newton, which starts
+ * block still singular, not finite or not converging, a deep chain of
+ * levels, levels beyond its evaluation budget (below) -- it leaves, with every block after it, to the whole-system damped Newton, which starts
  * from the point reached (the blocks before are solved); ib->why names
  * the block's equations and unknowns for the message if that fails too.
  * Memory O(n + sum of block sizes squared), allocated once.
@@ -35,12 +35,17 @@
 #include "dyrt_init.h"
 
 #define BLOCK_MAX 64            /* larger blocks: the whole-system Newton */
-/* Evaluations the pass may spend: BUDGET_MIN + BUDGET_ROWS / n.  A deep
- * chain of dependencies (levels ~ n) would cost O(n^2) row evaluations;
- * beyond the budget the rest goes to the whole-system Newton, whose KLU
- * factorization handles any depth at once. */
+/* A deep chain of dependencies (levels ~ n) would cost O(n^2) row
+ * evaluations, where the whole-system Newton's KLU factorization handles
+ * any depth at once in ~10 evaluations.  So the levels from l on go to the
+ * whole system when more than DEEP_LEVELS of them are left and they would
+ * cost more than DEEP_WORK row evaluations (levels left x n; small models
+ * cost nothing either way); and the pass stops after BUDGET_MIN +
+ * BUDGET_ROWS / n evaluations (slowly converging levels). */
+#define DEEP_LEVELS 8
+#define DEEP_WORK 2e5
 #define BUDGET_MIN 50
-#define BUDGET_ROWS 2e6
+#define BUDGET_ROWS 1e6
 
 typedef struct Bw {
     Newton *nw;
@@ -317,7 +322,7 @@ static int solve_level(Bw *w, int l, int *valid, InitBlocks *ib) {
         return 1;
     for (int iter = 0;; iter++) {
         if (nw->evals >= w->evals_max) {
-            ib->budget = 1;
+            ib->left = DYRT_INIT_LEFT_BUDGET;
             return give_up(w, w->lev_blk[w->lev_ptr[l]], "was left when the block-wise pass had spent its "
                            "evaluations", ib);
         }
@@ -377,9 +382,15 @@ int dyrt_init_blocks(Newton *nw, InitBlocks *ib) {
     ib->nlevels = w.nlev;
     w.evals_max = nw->evals + BUDGET_MIN + (long)(BUDGET_ROWS / nw->n);
     int valid = 0;
-    for (int l = 0; !rc && l < w.nlev; l++)
+    for (int l = 0; !rc && l < w.nlev; l++) {
+        if (w.nlev - l > DEEP_LEVELS && (double)(w.nlev - l) * nw->n > DEEP_WORK) {
+            ib->failed = w.lev_blk[w.lev_ptr[l]];
+            ib->left = DYRT_INIT_LEFT_DEEP;
+            break;
+        }
         if (solve_level(&w, l, &valid, ib))
             break;
+    }
     bw_free(&w);
     return rc ? DYRT_EXIT_INTERNAL : 0;
 }

@@ -272,7 +272,9 @@ void dyrt_print_stats(const DyrtSim *s, FILE *f)
         fprintf(f, "  initialization: %d blocks in %d levels, %ld block Newton steps, "
                 "whole-system Newton from block %d (%s)\n", s->stats.init_blocks, s->stats.init_levels,
                 s->stats.init_block_rounds, s->stats.init_left,
-                s->stats.init_left_budget ? "evaluation budget spent" : "not solved on its own");
+                s->stats.init_left_why == DYRT_INIT_LEFT_DEEP     ? "a deep chain of levels"
+                : s->stats.init_left_why == DYRT_INIT_LEFT_BUDGET ? "evaluation budget spent"
+                                                                  : "not solved on its own");
     fprintf(f, "  initialization: %ld Newton iterations, %ld residual evals\n",
             s->stats.init_iters, s->stats.init_res_evals);
 }
