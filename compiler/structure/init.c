@@ -31,7 +31,9 @@
  * dropped with a warning naming them, an inconsistent one is an error naming
  * it and the relations that determine its unknowns, with their locations
  * (constant ones are decided here).  Unknowns left unmatched: an error
- * naming them.  O(E sqrt V) for the matching, linear otherwise.
+ * naming them.  O(E sqrt V) for the matching, linear otherwise.  The
+ * selected system's BLT (initblt.c) goes with it, for the runtime's
+ * block-wise solve.
  */
 #include "structure_internal.h"
 #include "numfmt.h"
