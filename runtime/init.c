@@ -11,6 +11,16 @@
  * singular at the current point (often a product of two unknowns guessed 0)
  * is retried at slightly perturbed points before giving up.  Then init_finish
  * scatters z into p (the `missing` parameters), y0 and y'0.
+ * Guess rows: a `missing` parameter that no relation determines is pinned
+ * at its guess by a row the compiler names "guess of NAME" (residual
+ * z - guess, compiler/structure/init.c).  Which of several `missing`
+ * parameters is pinned is a structural choice, blind to values: it can
+ * leave J singular by value (the pinned one is determined by the other
+ * relations too, while two other unknowns enter them only as a sum).  Then
+ * swap_guess pins another `missing` parameter in that row instead, at its
+ * own guess, with a warning.  The pattern holds an entry (row, c) for every
+ * guess row and `missing` column c from the start (a zero until swapped),
+ * so a swap needs no new symbolic analysis.
  * --initial NAME=VALUE on such a model replaces the `initial` relation of
  * that unknown (row initial_row[i] of the init system) by z[initial_z[i]] =
  * VALUE: the residual row becomes z - VALUE and its Jacobian row the unit
@@ -55,21 +65,132 @@ typedef struct Newton {
     int *over_row, *over_z, *over_pos; /* over_pos: (row, z) entry in vals */
     double *over_val;
     unsigned char *row_over;   /* [n] 1 when the row is overridden */
+    /* guess rows (see the top); map == NULL: none, vals is the model's order */
+    int *map;                  /* [init_nnz] position of the model's entry k in vals */
+    double *mvals;             /* [init_nnz] the model's Jacobian values */
+    int ng, ncand;             /* guess rows, `missing` columns */
+    int *g_row, *g_col, *g_orig; /* [ng] row, column it pins now, column the compiler chose */
+    int *cand;                 /* [ncand] the `missing` columns */
+    double *guess;             /* [n] the starting point */
+    int swapped;               /* swap_guess was tried */
 } Newton;
+
+/* The `missing` parameter columns and the guess rows pinning one of them
+ * (see the top); 0 when there are none or no other column to pin. */
+static int find_guess_rows(Newton *nw)
+{
+    const DyrtModel *m = nw->m;
+    int n = m->init_n;
+    if (!m->init_eq_names || !m->init_names || !m->param_flags)
+        return 0;
+    int ng = 0, nmiss = 0;
+    for (int r = 0; r < n; r++)
+        ng += m->init_eq_names[r] && strncmp(m->init_eq_names[r], "guess of ", 9) == 0;
+    for (int i = 0; i < m->np; i++)
+        nmiss += (m->param_flags[i] & DYRT_PARAM_MISSING) != 0;
+    if (ng == 0 || nmiss <= ng)
+        return 0;
+    nw->cand = dyrt_calloc((size_t)nmiss, sizeof(int));
+    nw->g_row = dyrt_calloc((size_t)ng, sizeof(int));
+    nw->g_col = dyrt_calloc((size_t)ng, sizeof(int));
+    nw->g_orig = dyrt_calloc((size_t)ng, sizeof(int));
+    if (!nw->cand || !nw->g_row || !nw->g_col || !nw->g_orig)
+        return -1;
+    unsigned char *is_cand = dyrt_calloc((size_t)n + 1, 1);
+    if (!is_cand)
+        return -1;
+    for (int j = 0; j < n && nw->ncand < nmiss; j++)
+        for (int i = 0; i < m->np; i++)
+            if ((m->param_flags[i] & DYRT_PARAM_MISSING) && m->init_names[j] &&
+                strcmp(m->init_names[j], m->param_names[i]) == 0) {
+                nw->cand[nw->ncand++] = j;
+                is_cand[j] = 1;
+                break;
+            }
+    for (int j = 0; j < n; j++) /* a guess row: one entry, in a `missing` column */
+        for (int k = m->init_colptr[j]; k < m->init_colptr[j + 1]; k++) {
+            int r = m->init_rowidx[k];
+            if (!is_cand[j] || strncmp(m->init_eq_names[r] ? m->init_eq_names[r] : "", "guess of ", 9) != 0)
+                continue;
+            nw->g_row[nw->ng] = r;
+            nw->g_col[nw->ng] = nw->g_orig[nw->ng] = j;
+            nw->ng++;
+        }
+    free(is_cand);
+    return nw->ng > 0 && nw->ncand > nw->ng;
+}
+
+/* The pattern: the model's, plus (row, c) for every guess row and `missing`
+ * column c, each column's rows ascending; map[k] is where the model's entry
+ * k went. */
+static int extend_pattern(Newton *nw)
+{
+    const DyrtModel *m = nw->m;
+    int n = nw->n, nnz = m->init_nnz, extra = nw->ng * nw->ncand;
+    nw->map = dyrt_calloc((size_t)nnz, sizeof(int));
+    nw->mvals = dyrt_calloc((size_t)nnz, sizeof(double));
+    nw->rowidx = dyrt_calloc((size_t)(nnz + extra), sizeof(int));
+    nw->vals = dyrt_calloc((size_t)(nnz + extra), sizeof(double));
+    int *src = dyrt_calloc((size_t)(nnz + extra), sizeof(int));
+    if (!nw->map || !nw->mvals || !nw->rowidx || !nw->vals || !src) {
+        free(src);
+        return DYRT_EXIT_INTERNAL;
+    }
+    int pos = 0;
+    for (int j = 0; j < n; j++) {
+        int first = pos;
+        for (int k = m->init_colptr[j]; k < m->init_colptr[j + 1]; k++) {
+            nw->rowidx[pos] = m->init_rowidx[k];
+            src[pos++] = k;
+        }
+        for (int c = 0; c < nw->ncand; c++) {
+            if (nw->cand[c] != j)
+                continue;
+            for (int g = 0; g < nw->ng; g++) {
+                int dup = 0;
+                for (int q = first; q < pos; q++)
+                    dup |= nw->rowidx[q] == nw->g_row[g];
+                if (!dup) {
+                    nw->rowidx[pos] = nw->g_row[g];
+                    src[pos++] = -1;
+                }
+            }
+        }
+        for (int q = first + 1; q < pos; q++) /* insertion sort by row */
+            for (int t = q; t > first && nw->rowidx[t - 1] > nw->rowidx[t]; t--) {
+                int r = nw->rowidx[t], s = src[t];
+                nw->rowidx[t] = nw->rowidx[t - 1], src[t] = src[t - 1];
+                nw->rowidx[t - 1] = r, src[t - 1] = s;
+            }
+        nw->colptr[j + 1] = pos;
+    }
+    for (int q = 0; q < pos; q++)
+        if (src[q] >= 0)
+            nw->map[src[q]] = q;
+    free(src);
+    return 0;
+}
 
 static int newton_alloc(Newton *nw, const DyrtModel *m)
 {
     int n = m->init_n, nnz = m->init_nnz;
     nw->n = n;
     nw->colptr = dyrt_calloc((size_t)n + 1, sizeof(int));
+    double **vecs[] = {&nw->z, &nw->dz, &nw->zt, &nw->guess, &nw->r, &nw->rt};
+    size_t nr = (size_t)n + 2 * (size_t)m->init_ncheck;
+    for (int k = 0; k < 6; k++)
+        if (!(*vecs[k] = dyrt_calloc(k < 4 ? (size_t)n : nr, sizeof(double))))
+            return DYRT_EXIT_INTERNAL;
+    if (!nw->colptr)
+        return DYRT_EXIT_INTERNAL;
+    int guesses = find_guess_rows(nw);
+    if (guesses < 0)
+        return DYRT_EXIT_INTERNAL;
+    if (guesses > 0)
+        return extend_pattern(nw);
     nw->rowidx = dyrt_calloc((size_t)nnz, sizeof(int));
     nw->vals = dyrt_calloc((size_t)nnz, sizeof(double));
-    double **vecs[] = {&nw->z, &nw->dz, &nw->zt, &nw->r, &nw->rt};
-    size_t nr = (size_t)n + 2 * (size_t)m->init_ncheck;
-    for (int k = 0; k < 5; k++)
-        if (!(*vecs[k] = dyrt_calloc(k < 3 ? (size_t)n : nr, sizeof(double))))
-            return DYRT_EXIT_INTERNAL;
-    if (!nw->colptr || !nw->rowidx || !nw->vals)
+    if (!nw->rowidx || !nw->vals)
         return DYRT_EXIT_INTERNAL;
     for (int j = 0; j <= n; j++)
         nw->colptr[j] = m->init_colptr[j];
@@ -85,6 +206,13 @@ static void newton_free(Newton *nw)
     free(nw->over_pos);
     free(nw->over_val);
     free(nw->row_over);
+    free(nw->map);
+    free(nw->mvals);
+    free(nw->cand);
+    free(nw->g_row);
+    free(nw->g_col);
+    free(nw->g_orig);
+    free(nw->guess);
     if (nw->sym)
         klu_free_symbolic(&nw->sym, &nw->common);
     free(nw->colptr);
@@ -103,6 +231,9 @@ static int eval(Newton *nw, const double *z, double *r)
     nw->evals++;
     if (nw->m->init_residual(nw->t0, z, nw->p, r) != 0)
         return -1;
+    for (int g = 0; g < nw->ng; g++)
+        if (nw->g_col[g] != nw->g_orig[g])
+            r[nw->g_row[g]] = z[nw->g_col[g]] - nw->guess[nw->g_col[g]];
     for (int k = 0; k < nw->nover; k++)
         r[nw->over_row[k]] = z[nw->over_z[k]] - nw->over_val[k];
     for (int i = 0; i < nw->n; i++)
@@ -128,14 +259,34 @@ static double half_sq(const double *v, int n)
     return 0.5 * s;
 }
 
-/* The model's init Jacobian, with the overridden rows replaced by unit rows. */
+/* Position of entry (row, col) in the CSC pattern, -1 when structurally 0. */
+static int find_entry(const Newton *nw, int row, int col)
+{
+    for (int k = nw->colptr[col]; k < nw->colptr[col + 1]; k++)
+        if (nw->rowidx[k] == row)
+            return k;
+    return -1;
+}
+
+/* The model's init Jacobian, with the swapped guess rows and the
+ * overridden rows replaced by unit rows. */
 static int jacobian(Newton *nw)
 {
-    if (nw->m->init_jacobian(nw->t0, nw->z, nw->p, nw->vals) != 0)
+    if (nw->m->init_jacobian(nw->t0, nw->z, nw->p, nw->map ? nw->mvals : nw->vals) != 0)
         return -1;
+    int nnz = nw->colptr[nw->n];
+    if (nw->map) {
+        memset(nw->vals, 0, sizeof(double) * (size_t)nnz);
+        for (int k = 0; k < nw->m->init_nnz; k++)
+            nw->vals[nw->map[k]] = nw->mvals[k];
+        for (int g = 0; g < nw->ng; g++)
+            if (nw->g_col[g] != nw->g_orig[g]) {
+                nw->vals[find_entry(nw, nw->g_row[g], nw->g_orig[g])] = 0;
+                nw->vals[find_entry(nw, nw->g_row[g], nw->g_col[g])] = 1;
+            }
+    }
     if (nw->nover == 0)
         return 0;
-    int nnz = nw->colptr[nw->n];
     for (int k = 0; k < nnz; k++)
         if (nw->row_over[nw->rowidx[k]])
             nw->vals[k] = 0;
@@ -263,8 +414,44 @@ static int perturb(Newton *nw, int attempt)
     return eval(nw, nw->z, nw->r);
 }
 
-/* dz = -J^-1 r with KLU.  When J is singular at z, retry at a few nearby
- * points before reporting the unknown of the failing column. */
+/* J singular at z: pin another `missing` parameter in one guess row
+ * instead (the undetermined unknown first, when it is one), as long as J
+ * factors; the factorization, or NULL with the pins as before. */
+static klu_numeric *swap_guess(Newton *nw)
+{
+    int bad = nw->common.singular_col;
+    for (int pass = 0; pass < 2; pass++)
+        for (int g = 0; g < nw->ng; g++)
+            for (int c = 0; c < nw->ncand; c++) {
+                int col = nw->cand[c], used = 0;
+                for (int h = 0; h < nw->ng; h++)
+                    used |= nw->g_col[h] == col;
+                if (used || (pass == 0) != (col == bad))
+                    continue;
+                int old = nw->g_col[g];
+                nw->g_col[g] = col;
+                klu_numeric *num = NULL;
+                if (jacobian(nw) == 0)
+                    num = klu_factor(nw->colptr, nw->rowidx, nw->vals, nw->sym, &nw->common);
+                if (num && eval(nw, nw->z, nw->r) == 0) {
+                    const char *const *nm = nw->m->init_names;
+                    dyrt_warning("initialization: with the `missing` parameter '%s' at its guess the system "
+                                 "is singular ('%s' is not determined); '%s' is kept at its guess instead",
+                                 nm[old], bad >= 0 && bad < nw->n ? nm[bad] : "?", nm[col]);
+                    return num;
+                }
+                if (num)
+                    klu_free_numeric(&num, &nw->common);
+                nw->g_col[g] = old;
+                nw->common.singular_col = bad;
+            }
+    eval(nw, nw->z, nw->r);
+    return NULL;
+}
+
+/* dz = -J^-1 r with KLU.  When J is singular at z, try pinning another
+ * `missing` parameter (swap_guess), then retry at a few nearby points
+ * before reporting the unknown of the failing column. */
 static int newton_direction(Newton *nw)
 {
     klu_numeric *num = NULL;
@@ -272,6 +459,10 @@ static int newton_direction(Newton *nw)
         if (jacobian(nw) != 0)
             return fail(nw, "the Jacobian cannot be evaluated");
         num = klu_factor(nw->colptr, nw->rowidx, nw->vals, nw->sym, &nw->common);
+        if (!num && nw->ng && !nw->swapped) {
+            nw->swapped = 1;
+            num = swap_guess(nw);
+        }
         if (!num && (attempt == NEWTON_PERTURBATIONS || perturb(nw, attempt) != 0))
             return singular(nw);
     }
@@ -329,15 +520,6 @@ static int newton_solve(Newton *nw)
             break;
     }
     return 0;
-}
-
-/* Position of entry (row, col) in the CSC pattern, -1 when structurally 0. */
-static int find_entry(const Newton *nw, int row, int col)
-{
-    for (int k = nw->colptr[col]; k < nw->colptr[col + 1]; k++)
-        if (nw->rowidx[k] == row)
-            return k;
-    return -1;
 }
 
 /* The --initial overrides as (row, z, position, value); a repeated row
@@ -425,6 +607,7 @@ static int solve_init_system(DyrtSim *s)
         rc = setup_overrides(&nw, s);
     if (!rc) {
         m->init_guess(s->start, s->p, nw.z);
+        memcpy(nw.guess, nw.z, sizeof(double) * (size_t)nw.n);
         for (int k = 0; k < nw.nover; k++)
             nw.z[nw.over_z[k]] = nw.over_val[k];
         rc = newton_solve(&nw);
