@@ -75,19 +75,24 @@ note() {
     esac
 }
 
-pass=0; fail=0; julia=0
+# the text of case n: the runtime's messages since the previous case (`error: ...`, before its
+# FAIL line) and the compiler's after it
+CASE_AWK='$1 ~ /^(PASS|FAIL)$/ { if ($2 == n) { printf "%s", pre; on = 1 } else on = 0; pre = ""; next }
+on { print; next }
+/^(error|warning): / { pre = pre $0 "\n" }'
 grep -E '^(PASS|FAIL) ' "$WORK/run.out" | while read -r st name _; do
     if [ "$st" = PASS ]; then echo "PASS $name"; continue; fi
     # the failure's text: from its FAIL line to the next PASS/FAIL line (run, else bless)
-    body=$(awk -v n="$name" '$1 ~ /^(PASS|FAIL)$/ { on = ($2 == n) ; next } on' "$WORK/run.out")
-    bbody=$(awk -v n="$name" '$1 ~ /^(PASS|FAIL)$/ { on = ($2 == n) ; next } on' "$WORK/bless.out")
+    # (the runtime's own messages come before the FAIL line, the compiler's after it)
+    body=$(awk -v n="$name" "$CASE_AWK" "$WORK/run.out")
+    bbody=$(awk -v n="$name" "$CASE_AWK" "$WORK/bless.out")
     echo "$bbody" | grep -q 'no golden file' || body="$bbody"
     jl=$(echo "$body" | grep -o "unknown function \`[^\`]*\`\|unknown name \`[A-Za-z]*Interpolation\`" | sed 's/.*`\(.*\)`/\1/' | sort -u | tr '\n' ' ')
     if [ -n "$jl" ]; then
         echo "NEEDS-JULIA $name: Julia functions/names ${jl% }"
         continue
     fi
-    why=$(echo "$body" | grep -m1 ': error: ' | sed 's/^[^ ]*: error: //' | cut -c1-240)
+    why=$(echo "$body" | grep -m1 ': error: \|^error: ' | sed 's/^[^ ]*: error: //; s/^error: //' | cut -c1-240)
     [ -n "$why" ] || why=$(echo "$body" | grep -m1 'error' | cut -c1-240)
     echo "FAIL $name: $why"
     n=$(note "$name"); [ -n "$n" ] && echo "     ($n)"
