@@ -1,8 +1,10 @@
 /*
  * init.c -- consistent starting values y0, y'0 for IDA.
  *
- * With an initialization system (init_n > 0) we solve init_residual(t0, z, p)
- * = 0 for z by Newton's method, damped by a backtracking line search on the
+ * With an initialization system (init_n > 0) its blocks are solved one
+ * level after the other first (initblock.c); what they leave, we solve
+ * init_residual(t0, z, p) = 0 for z by Newton's method from there (when
+ * they solved everything, one evaluation confirms it), damped by a backtracking line search on the
  * merit function phi(z) = |r(z)|^2 / 2 with the Armijo condition
  * phi(z + s dz) <= (1 - 2e-4 s) phi(z) (Dennis & Schnabel, Alg. A6.3.1,
  * halving s).  The Newton matrix is the model's sparse init Jacobian in CSC
@@ -11,16 +13,6 @@
  * singular at the current point (often a product of two unknowns guessed 0)
  * is retried at slightly perturbed points before giving up.  Then init_finish
  * scatters z into p (the `missing` parameters), y0 and y'0.
- * Guess rows: a `missing` parameter that no relation determines is pinned
- * at its guess by a row the compiler names "guess of NAME" (residual
- * z - guess, compiler/structure/init.c).  Which of several `missing`
- * parameters is pinned is a structural choice, blind to values: it can
- * leave J singular by value (the pinned one is determined by the other
- * relations too, while two other unknowns enter them only as a sum).  Then
- * swap_guess pins another `missing` parameter in that row instead, at its
- * own guess, with a warning.  The pattern holds an entry (row, c) for every
- * guess row and `missing` column c from the start (a zero until swapped),
- * so a swap needs no new symbolic analysis.
  * --initial NAME=VALUE on such a model replaces the `initial` relation of
  * that unknown (row initial_row[i] of the init system) by z[initial_z[i]] =
  * VALUE: the residual row becomes z - VALUE and its Jacobian row the unit
@@ -37,160 +29,21 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <klu.h>
-
-#include "dyrt_internal.h"
-
-#define NEWTON_MAXITER 100
-#define NEWTON_FTOL 1e-10      /* |r|_inf below this: converged */
-#define NEWTON_STEPTOL 1e-14   /* relative step below this ... */
-#define NEWTON_FTOL_LOOSE 1e-6 /* ... and |r|_inf below this: converged */
-#define NEWTON_MINSTEP 1e-10   /* smallest line-search step factor */
-#define NEWTON_PERTURBATIONS 3 /* retries at nearby points when J is singular */
-#define CHECK_RTOL 1e-6        /* a check holds: |lhs - rhs| <= this * max(1, |lhs|, |rhs|) */
-
-typedef struct Newton {
-    DyrtSim *s;
-    const DyrtModel *m;
-    const double *p;
-    double t0;
-    int n;
-    int *colptr, *rowidx;      /* int copies of the pattern for KLU */
-    double *z, *r, *dz, *zt, *rt, *vals; /* r, rt: [n + 2 * init_ncheck] (checks last) */
-    klu_symbolic *sym;
-    klu_common common;
-    long iters, evals;
-    /* --initial overrides: row over_row[k] reads z[over_z[k]] - over_val[k] */
-    int nover;
-    int *over_row, *over_z, *over_pos; /* over_pos: (row, z) entry in vals */
-    double *over_val;
-    unsigned char *row_over;   /* [n] 1 when the row is overridden */
-    /* guess rows (see the top); map == NULL: none, vals is the model's order */
-    int *map;                  /* [init_nnz] position of the model's entry k in vals */
-    double *mvals;             /* [init_nnz] the model's Jacobian values */
-    int ng, ncand;             /* guess rows, `missing` columns */
-    int *g_row, *g_col, *g_orig; /* [ng] row, column it pins now, column the compiler chose */
-    int *cand;                 /* [ncand] the `missing` columns */
-    double *guess;             /* [n] the starting point */
-    int swapped;               /* swap_guess was tried */
-} Newton;
-
-/* The `missing` parameter columns and the guess rows pinning one of them
- * (see the top); 0 when there are none or no other column to pin. */
-static int find_guess_rows(Newton *nw)
-{
-    const DyrtModel *m = nw->m;
-    int n = m->init_n;
-    if (!m->init_eq_names || !m->init_names || !m->param_flags)
-        return 0;
-    int ng = 0, nmiss = 0;
-    for (int r = 0; r < n; r++)
-        ng += m->init_eq_names[r] && strncmp(m->init_eq_names[r], "guess of ", 9) == 0;
-    for (int i = 0; i < m->np; i++)
-        nmiss += (m->param_flags[i] & DYRT_PARAM_MISSING) != 0;
-    if (ng == 0 || nmiss <= ng)
-        return 0;
-    nw->cand = dyrt_calloc((size_t)nmiss, sizeof(int));
-    nw->g_row = dyrt_calloc((size_t)ng, sizeof(int));
-    nw->g_col = dyrt_calloc((size_t)ng, sizeof(int));
-    nw->g_orig = dyrt_calloc((size_t)ng, sizeof(int));
-    if (!nw->cand || !nw->g_row || !nw->g_col || !nw->g_orig)
-        return -1;
-    unsigned char *is_cand = dyrt_calloc((size_t)n + 1, 1);
-    if (!is_cand)
-        return -1;
-    for (int j = 0; j < n && nw->ncand < nmiss; j++)
-        for (int i = 0; i < m->np; i++)
-            if ((m->param_flags[i] & DYRT_PARAM_MISSING) && m->init_names[j] &&
-                strcmp(m->init_names[j], m->param_names[i]) == 0) {
-                nw->cand[nw->ncand++] = j;
-                is_cand[j] = 1;
-                break;
-            }
-    for (int j = 0; j < n; j++) /* a guess row: one entry, in a `missing` column */
-        for (int k = m->init_colptr[j]; k < m->init_colptr[j + 1]; k++) {
-            int r = m->init_rowidx[k];
-            if (!is_cand[j] || strncmp(m->init_eq_names[r] ? m->init_eq_names[r] : "", "guess of ", 9) != 0)
-                continue;
-            nw->g_row[nw->ng] = r;
-            nw->g_col[nw->ng] = nw->g_orig[nw->ng] = j;
-            nw->ng++;
-        }
-    free(is_cand);
-    return nw->ng > 0 && nw->ncand > nw->ng;
-}
-
-/* The pattern: the model's, plus (row, c) for every guess row and `missing`
- * column c, each column's rows ascending; map[k] is where the model's entry
- * k went. */
-static int extend_pattern(Newton *nw)
-{
-    const DyrtModel *m = nw->m;
-    int n = nw->n, nnz = m->init_nnz, extra = nw->ng * nw->ncand;
-    nw->map = dyrt_calloc((size_t)nnz, sizeof(int));
-    nw->mvals = dyrt_calloc((size_t)nnz, sizeof(double));
-    nw->rowidx = dyrt_calloc((size_t)(nnz + extra), sizeof(int));
-    nw->vals = dyrt_calloc((size_t)(nnz + extra), sizeof(double));
-    int *src = dyrt_calloc((size_t)(nnz + extra), sizeof(int));
-    if (!nw->map || !nw->mvals || !nw->rowidx || !nw->vals || !src) {
-        free(src);
-        return DYRT_EXIT_INTERNAL;
-    }
-    int pos = 0;
-    for (int j = 0; j < n; j++) {
-        int first = pos;
-        for (int k = m->init_colptr[j]; k < m->init_colptr[j + 1]; k++) {
-            nw->rowidx[pos] = m->init_rowidx[k];
-            src[pos++] = k;
-        }
-        for (int c = 0; c < nw->ncand; c++) {
-            if (nw->cand[c] != j)
-                continue;
-            for (int g = 0; g < nw->ng; g++) {
-                int dup = 0;
-                for (int q = first; q < pos; q++)
-                    dup |= nw->rowidx[q] == nw->g_row[g];
-                if (!dup) {
-                    nw->rowidx[pos] = nw->g_row[g];
-                    src[pos++] = -1;
-                }
-            }
-        }
-        for (int q = first + 1; q < pos; q++) /* insertion sort by row */
-            for (int t = q; t > first && nw->rowidx[t - 1] > nw->rowidx[t]; t--) {
-                int r = nw->rowidx[t], s = src[t];
-                nw->rowidx[t] = nw->rowidx[t - 1], src[t] = src[t - 1];
-                nw->rowidx[t - 1] = r, src[t - 1] = s;
-            }
-        nw->colptr[j + 1] = pos;
-    }
-    for (int q = 0; q < pos; q++)
-        if (src[q] >= 0)
-            nw->map[src[q]] = q;
-    free(src);
-    return 0;
-}
+#include "dyrt_init.h"
 
 static int newton_alloc(Newton *nw, const DyrtModel *m)
 {
     int n = m->init_n, nnz = m->init_nnz;
     nw->n = n;
     nw->colptr = dyrt_calloc((size_t)n + 1, sizeof(int));
+    nw->rowidx = dyrt_calloc((size_t)nnz, sizeof(int));
+    nw->vals = dyrt_calloc((size_t)nnz, sizeof(double));
     double **vecs[] = {&nw->z, &nw->dz, &nw->zt, &nw->guess, &nw->r, &nw->rt};
     size_t nr = (size_t)n + 2 * (size_t)m->init_ncheck;
     for (int k = 0; k < 6; k++)
         if (!(*vecs[k] = dyrt_calloc(k < 4 ? (size_t)n : nr, sizeof(double))))
             return DYRT_EXIT_INTERNAL;
-    if (!nw->colptr)
-        return DYRT_EXIT_INTERNAL;
-    int guesses = find_guess_rows(nw);
-    if (guesses < 0)
-        return DYRT_EXIT_INTERNAL;
-    if (guesses > 0)
-        return extend_pattern(nw);
-    nw->rowidx = dyrt_calloc((size_t)nnz, sizeof(int));
-    nw->vals = dyrt_calloc((size_t)nnz, sizeof(double));
-    if (!nw->rowidx || !nw->vals)
+    if (!nw->colptr || !nw->rowidx || !nw->vals)
         return DYRT_EXIT_INTERNAL;
     for (int j = 0; j <= n; j++)
         nw->colptr[j] = m->init_colptr[j];
@@ -225,21 +78,19 @@ static void newton_free(Newton *nw)
     free(nw->rt);
 }
 
-/* r = F(z); 0 when evaluated and finite. */
-static int eval(Newton *nw, const double *z, double *r)
+/* r = F(z); 0 when evaluated and finite.  Every row is written either
+ * way (the block-wise solver reads the rows it needs). */
+int dyrt_init_eval(Newton *nw, const double *z, double *r)
 {
     nw->evals++;
-    if (nw->m->init_residual(nw->t0, z, nw->p, r) != 0)
-        return -1;
-    for (int g = 0; g < nw->ng; g++)
-        if (nw->g_col[g] != nw->g_orig[g])
-            r[nw->g_row[g]] = z[nw->g_col[g]] - nw->guess[nw->g_col[g]];
+    int rc = nw->m->init_residual(nw->t0, z, nw->p, r);
+    dyrt_init_guess_residual(nw, z, r);
     for (int k = 0; k < nw->nover; k++)
         r[nw->over_row[k]] = z[nw->over_z[k]] - nw->over_val[k];
     for (int i = 0; i < nw->n; i++)
         if (!isfinite(r[i]))
             return -1;
-    return 0;
+    return rc ? -1 : 0;
 }
 
 static double norm_inf(const double *v, int n)
@@ -259,40 +110,22 @@ static double half_sq(const double *v, int n)
     return 0.5 * s;
 }
 
-/* Position of entry (row, col) in the CSC pattern, -1 when structurally 0. */
-static int find_entry(const Newton *nw, int row, int col)
+/* The model's init Jacobian, with the moved guess rows (initguess.c) and the
+ * overridden rows replaced by unit rows; every entry is written, -1 when
+ * one is NaN. */
+int dyrt_init_jacobian(Newton *nw)
 {
-    for (int k = nw->colptr[col]; k < nw->colptr[col + 1]; k++)
-        if (nw->rowidx[k] == row)
-            return k;
-    return -1;
-}
-
-/* The model's init Jacobian, with the swapped guess rows and the
- * overridden rows replaced by unit rows. */
-static int jacobian(Newton *nw)
-{
-    if (nw->m->init_jacobian(nw->t0, nw->z, nw->p, nw->map ? nw->mvals : nw->vals) != 0)
-        return -1;
-    int nnz = nw->colptr[nw->n];
-    if (nw->map) {
-        memset(nw->vals, 0, sizeof(double) * (size_t)nnz);
-        for (int k = 0; k < nw->m->init_nnz; k++)
-            nw->vals[nw->map[k]] = nw->mvals[k];
-        for (int g = 0; g < nw->ng; g++)
-            if (nw->g_col[g] != nw->g_orig[g]) {
-                nw->vals[find_entry(nw, nw->g_row[g], nw->g_orig[g])] = 0;
-                nw->vals[find_entry(nw, nw->g_row[g], nw->g_col[g])] = 1;
-            }
-    }
+    int rc = nw->m->init_jacobian(nw->t0, nw->z, nw->p, nw->map ? nw->mvals : nw->vals) != 0 ? -1 : 0;
+    dyrt_init_guess_jacobian(nw);
     if (nw->nover == 0)
-        return 0;
+        return rc;
+    int nnz = nw->colptr[nw->n];
     for (int k = 0; k < nnz; k++)
         if (nw->row_over[nw->rowidx[k]])
             nw->vals[k] = 0;
     for (int k = 0; k < nw->nover; k++)
         nw->vals[nw->over_pos[k]] = 1;
-    return 0;
+    return rc;
 }
 
 /* " (unknowns x, der(x))": the unknowns occurring in init equation `row`,
@@ -316,7 +149,7 @@ static size_t row_unknowns(const Newton *nw, int row, char *buf, size_t size)
 }
 
 /* One equation for a message: its source text when the model has it. */
-static size_t describe_row(const Newton *nw, int row, char *buf, size_t size)
+size_t dyrt_init_describe(const Newton *nw, int row, char *buf, size_t size)
 {
     const char *const *names = nw->m->init_eq_names;
     size_t len;
@@ -355,7 +188,7 @@ static void largest_residuals(const Newton *nw, char *buf, size_t size)
             len += (size_t)snprintf(buf + len, size - len, "; ");
         if (len >= size)
             break;
-        len += describe_row(nw, best, buf + len, size - len);
+        len += dyrt_init_describe(nw, best, buf + len, size - len);
         if (len + 1 >= size)
             break;
     }
@@ -386,7 +219,7 @@ static int nonfinite(const Newton *nw, const char *where)
         }
         if (n > 1)
             len += (size_t)snprintf(rows + len, sizeof rows - len, "; ");
-        len += describe_row(nw, i, rows + len, sizeof rows - len);
+        len += dyrt_init_describe(nw, i, rows + len, sizeof rows - len);
     }
     dyrt_error("initialization failed: not finite %s: %s", where, n ? rows : "?");
     DyrtSim *s = nw->s;
@@ -411,58 +244,26 @@ static int perturb(Newton *nw, int attempt)
     double scale = 1e-4 * (double)(attempt + 1);
     for (int i = 0; i < nw->n; i++)
         nw->z[i] += scale * (1 + fabs(nw->z[i])) * (i % 2 ? -1.0 : 1.0);
-    return eval(nw, nw->z, nw->r);
-}
-
-/* J singular at z: pin another `missing` parameter in one guess row
- * instead (the undetermined unknown first, when it is one), as long as J
- * factors; the factorization, or NULL with the pins as before. */
-static klu_numeric *swap_guess(Newton *nw)
-{
-    int bad = nw->common.singular_col;
-    for (int pass = 0; pass < 2; pass++)
-        for (int g = 0; g < nw->ng; g++)
-            for (int c = 0; c < nw->ncand; c++) {
-                int col = nw->cand[c], used = 0;
-                for (int h = 0; h < nw->ng; h++)
-                    used |= nw->g_col[h] == col;
-                if (used || (pass == 0) != (col == bad))
-                    continue;
-                int old = nw->g_col[g];
-                nw->g_col[g] = col;
-                klu_numeric *num = NULL;
-                if (jacobian(nw) == 0)
-                    num = klu_factor(nw->colptr, nw->rowidx, nw->vals, nw->sym, &nw->common);
-                if (num && eval(nw, nw->z, nw->r) == 0) {
-                    const char *const *nm = nw->m->init_names;
-                    dyrt_warning("initialization: with the `missing` parameter '%s' at its guess the system "
-                                 "is singular ('%s' is not determined); '%s' is kept at its guess instead",
-                                 nm[old], bad >= 0 && bad < nw->n ? nm[bad] : "?", nm[col]);
-                    return num;
-                }
-                if (num)
-                    klu_free_numeric(&num, &nw->common);
-                nw->g_col[g] = old;
-                nw->common.singular_col = bad;
-            }
-    eval(nw, nw->z, nw->r);
-    return NULL;
+    return dyrt_init_eval(nw, nw->z, nw->r);
 }
 
 /* dz = -J^-1 r with KLU.  When J is singular at z, try pinning another
- * `missing` parameter (swap_guess), then retry at a few nearby points
- * before reporting the unknown of the failing column. */
+ * `missing` parameter at its guess (initguess.c), then retry at a few
+ * nearby points before reporting the unknown of the failing column. */
 static int newton_direction(Newton *nw)
 {
     klu_numeric *num = NULL;
+    if (!nw->sym && !(nw->sym = klu_analyze(nw->n, nw->colptr, nw->rowidx, &nw->common))) {
+        dyrt_error("internal: KLU analysis of the initialization Jacobian failed (status %d)",
+                   nw->common.status);
+        return DYRT_EXIT_INTERNAL;
+    }
     for (int attempt = 0; !num; attempt++) {
-        if (jacobian(nw) != 0)
+        if (dyrt_init_jacobian(nw) != 0)
             return fail(nw, "the Jacobian cannot be evaluated");
         num = klu_factor(nw->colptr, nw->rowidx, nw->vals, nw->sym, &nw->common);
-        if (!num && nw->ng && !nw->swapped) {
-            nw->swapped = 1;
-            num = swap_guess(nw);
-        }
+        if (!num && !nw->swapped)
+            num = dyrt_init_swap_guess(nw);
         if (!num && (attempt == NEWTON_PERTURBATIONS || perturb(nw, attempt) != 0))
             return singular(nw);
     }
@@ -481,7 +282,7 @@ static double line_search(Newton *nw)
     for (double s = 1.0; s >= NEWTON_MINSTEP; s *= 0.5) {
         for (int i = 0; i < nw->n; i++)
             nw->zt[i] = nw->z[i] + s * nw->dz[i];
-        if (eval(nw, nw->zt, nw->rt) == 0 && half_sq(nw->rt, nw->n) <= (1 - 2e-4 * s) * phi) {
+        if (dyrt_init_eval(nw, nw->zt, nw->rt) == 0 && half_sq(nw->rt, nw->n) <= (1 - 2e-4 * s) * phi) {
             memcpy(nw->z, nw->zt, sizeof(double) * (size_t)nw->n);
             memcpy(nw->r, nw->rt, sizeof(double) * (size_t)nw->n);
             return s;
@@ -504,7 +305,7 @@ static double relative_step(const Newton *nw, double s)
 
 static int newton_solve(Newton *nw)
 {
-    if (eval(nw, nw->z, nw->r) != 0)
+    if (dyrt_init_eval(nw, nw->z, nw->r) != 0)
         return nonfinite(nw, "at the initial guess");
     while (norm_inf(nw->r, nw->n) > NEWTON_FTOL) {
         if (nw->iters >= NEWTON_MAXITER)
@@ -513,6 +314,8 @@ static int newton_solve(Newton *nw)
         int rc = newton_direction(nw);
         if (rc)
             return rc;
+        if (relative_step(nw, 1.0) < NEWTON_STEPTOL && norm_inf(nw->r, nw->n) <= NEWTON_FTOL_LOOSE)
+            break; /* converged to rounding: |r| ~ eps |terms| */
         double s = line_search(nw);
         if (s == 0)
             return fail(nw, "the line search found no decrease");
@@ -520,6 +323,15 @@ static int newton_solve(Newton *nw)
             break;
     }
     return 0;
+}
+
+/* Position of entry (row, col) in the CSC pattern, -1 when structurally 0. */
+static int find_entry(const Newton *nw, int row, int col)
+{
+    for (int k = nw->colptr[col]; k < nw->colptr[col + 1]; k++)
+        if (nw->rowidx[k] == row)
+            return k;
+    return -1;
 }
 
 /* The --initial overrides as (row, z, position, value); a repeated row
@@ -571,7 +383,7 @@ static int check_relations(Newton *nw)
     int n = nw->n, bad = 0;
     if (m->init_ncheck <= 0)
         return 0;
-    if (eval(nw, nw->z, nw->r) != 0)
+    if (dyrt_init_eval(nw, nw->z, nw->r) != 0)
         return fail(nw, "the residual cannot be evaluated at the solution");
     for (int k = 0; k < m->init_ncheck; k++) {
         double a = nw->r[n + 2 * k], b = nw->r[n + 2 * k + 1];
@@ -589,20 +401,30 @@ static int check_relations(Newton *nw)
     return bad ? DYRT_EXIT_USER : 0;
 }
 
+/* The init BLT stays valid under the --initial overrides when each
+ * overridden row determines the unknown it now fixes. */
+static int blocks_hold(const Newton *nw)
+{
+    const DyrtModel *m = nw->m;
+    if (m->init_nblocks <= 0 || !m->init_block_ptr)
+        return 0;
+    for (int k = 0; k < nw->nover; k++) {
+        int i = 0;
+        while (i < nw->n && m->init_block_rows[i] != nw->over_row[k])
+            i++;
+        if (i == nw->n || m->init_block_cols[i] != nw->over_z[k])
+            return 0;
+    }
+    return 1;
+}
+
 static int solve_init_system(DyrtSim *s)
 {
     const DyrtModel *m = s->m;
     Newton nw = {.s = s, .m = m, .p = s->p, .t0 = s->start};
+    InitBlocks ib = {.failed = -1};
     int rc = newton_alloc(&nw, m);
-    if (!rc) {
-        klu_defaults(&nw.common);
-        nw.sym = klu_analyze(nw.n, nw.colptr, nw.rowidx, &nw.common);
-        if (!nw.sym) {
-            dyrt_error("internal: KLU analysis of the initialization Jacobian failed (status %d)",
-                       nw.common.status);
-            rc = DYRT_EXIT_INTERNAL;
-        }
-    }
+    klu_defaults(&nw.common);
     if (!rc)
         rc = setup_overrides(&nw, s);
     if (!rc) {
@@ -610,7 +432,14 @@ static int solve_init_system(DyrtSim *s)
         memcpy(nw.guess, nw.z, sizeof(double) * (size_t)nw.n);
         for (int k = 0; k < nw.nover; k++)
             nw.z[nw.over_z[k]] = nw.over_val[k];
+        if (blocks_hold(&nw))
+            rc = dyrt_init_blocks(&nw, &ib);
+    }
+    if (!rc) {
+        /* what the blocks left; else one evaluation confirms their solution */
         rc = newton_solve(&nw);
+        if (rc && ib.failed >= 0 && ib.left == DYRT_INIT_LEFT_UNSOLVED)
+            dyrt_error("initialization: %s; the whole-system Newton from there failed too", ib.why);
     }
     if (!rc)
         rc = check_relations(&nw);
@@ -618,6 +447,11 @@ static int solve_init_system(DyrtSim *s)
         m->init_finish(s->start, nw.z, s->p, s->y0, s->yp0);
     s->stats.init_iters = nw.iters;
     s->stats.init_res_evals = nw.evals;
+    s->stats.init_blocks = ib.nblocks;
+    s->stats.init_levels = ib.nlevels;
+    s->stats.init_block_rounds = ib.rounds;
+    s->stats.init_left = ib.failed + 1;
+    s->stats.init_left_why = ib.left;
     newton_free(&nw);
     return rc;
 }
