@@ -130,7 +130,7 @@ bool diag_had_internal(void);
 void diag_reset(void);
 
 /* ---------- pass timing (--time-passes) ----------
- * timing_phase/timing_sub print the time since *t0 (and the peak memory)
+ * timing_phase/timing_sub print the wall and CPU time since *t0 (and the peak memory)
  * when enabled, then set *t0 to now.  Sub-passes are named `phase.sub`. */
 void timing_enable(bool on);
 bool timing_enabled(void);
