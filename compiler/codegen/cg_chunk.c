@@ -351,7 +351,7 @@ LLVMValueRef cg_emit_function(Cg *g, const CgFnSpec *spec, const CgItem *items,
     FnVec chunks = {0};
     uint32_t first = 0, ntmp = 0;
     g->run = ARENA_ARRAY(g->arena, uint32_t, nitems + 1);
-    g->period = ARENA_ARRAY(g->arena, uint8_t, nitems + 1);
+    g->period = ARENA_ARRAY(g->arena, uint16_t, nitems + 1);
     cg_plan_loops(g, items, nitems, g->run, g->period);
     while (first < nitems) {
         uint32_t nodes;

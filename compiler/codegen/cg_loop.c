@@ -23,9 +23,10 @@
  * not in the first would change the back references, so they break the run.
  *
  * Only plain items qualify (not a copy, not guarded by `given`), with at most
- * LOOP_MAX_NODES nodes.  In ASSERT functions the loop keeps the first
+ * LOOP_MAX_NODES nodes.  Periods: every one up to 16, and longer ones where
+ * an item's shape recurs (best_run).  In ASSERT functions the loop keeps the first
  * failing item's number, first + period*j + r, as the straight code does.  Planning is
- * O(items x CG_LOOP_MAX_PERIOD x nodes per item).
+ * O(items x (LOOP_SHORT_PERIOD + LOOP_WINDOW x LOOP_HOPS) x nodes per item).
  */
 #include <string.h>
 
@@ -33,6 +34,9 @@
 
 #define LOOP_MAX_NODES 256    /* larger items are emitted straight */
 #define LOOP_MIN_ITEMS 16     /* shorter runs are not worth a loop */
+#define LOOP_SHORT_PERIOD 16  /* periods always tried */
+#define LOOP_WINDOW 16        /* items whose next repetitions propose periods */
+#define LOOP_HOPS 4           /* repetitions looked at per item */
 
 #define TOK_BACK 0x100u       /* token: back reference (| number << 16) */
 
@@ -125,23 +129,65 @@ static uint32_t run_length(const LoopPlan *lp, uint32_t first, uint32_t n, uint3
     return iters >= 2 ? iters * period : 0;
 }
 
+/* next[k]: the next item after k of the same shape hash (UINT32_MAX: none) */
+static void next_same(Cg *g, const LoopPlan *lp, uint32_t n, uint32_t *next) {
+    HashMap last = {0};
+    for (uint32_t k = n; k-- > 0;) {
+        next[k] = UINT32_MAX;
+        if (!lp->shape[k].ok) continue;
+        uint64_t key = lp->shape[k].hash | 1;    /* a HashMap key is nonzero */
+        void *v = hmap_get(&last, key);
+        if (v) next[k] = (uint32_t)(uintptr_t)v - 1;
+        hmap_put(g->arena, &last, key, (void *)(uintptr_t)(k + 1));
+    }
+}
+
+/* Periods tried at k: 1..LOOP_SHORT_PERIOD, and the distances from each of
+ * the next LOOP_WINDOW items to its next LOOP_HOPS repetitions (a row of a
+ * grid: the boundary items of one row recur in the next; the two ends of a
+ * row may share a shape), up to CG_LOOP_MAX_PERIOD items and a body of at
+ * most chunk_cap tokens.  The longest run wins. */
+static uint32_t best_run(Cg *g, const LoopPlan *lp, const uint32_t *next, const uint64_t *tokpre,
+                         uint32_t k, uint32_t n, uint32_t *bp) {
+    uint32_t best = 0;
+    *bp = 1;
+    for (uint32_t p = 1; p <= LOOP_SHORT_PERIOD; p++) {
+        uint32_t len = run_length(lp, k, n, p);
+        if (len > best) best = len, *bp = p;
+    }
+    for (uint32_t w = 0; w < LOOP_WINDOW && k + w < n; w++) {
+        uint32_t q = k + w;
+        for (int hop = 0; hop < LOOP_HOPS && next[q] != UINT32_MAX; hop++) {
+            q = next[q];
+            uint32_t p = q - (k + w);
+            if (p > CG_LOOP_MAX_PERIOD || k + p > n || tokpre[k + p] - tokpre[k] > g->chunk_cap) break;
+            if (p <= LOOP_SHORT_PERIOD) continue;
+            uint32_t len = run_length(lp, k, n, p);
+            if (len > best) best = len, *bp = p;
+        }
+    }
+    return best;
+}
+
 void cg_plan_loops(Cg *g, const CgItem *items, uint32_t n, uint32_t *run,
-                   uint8_t *period) {
+                   uint16_t *period) {
     memset(run, 0, sizeof *run * n);
     if (n < LOOP_MIN_ITEMS || g->opt->no_loops) return;
     LoopPlan lp = {.shape = ARENA_ARRAY(g->arena, Shape, n),
                    .seen = ARENA_ARRAY(g->arena, uint32_t, g->nids),
                    .num = ARENA_ARRAY(g->arena, uint32_t, g->nids)};
-    for (uint32_t k = 0; k < n; k++) shape_item(g, &lp, &items[k], &lp.shape[k]);
+    uint32_t *next = ARENA_ARRAY(g->arena, uint32_t, n);
+    uint64_t *tokpre = ARENA_ARRAY(g->arena, uint64_t, n + 1);
+    for (uint32_t k = 0; k < n; k++) {
+        shape_item(g, &lp, &items[k], &lp.shape[k]);
+        tokpre[k + 1] = tokpre[k] + lp.shape[k].ntok;
+    }
+    next_same(g, &lp, n, next);
     for (uint32_t k = 0; k < n;) {
-        uint32_t best = 0, bp = 1;
-        for (uint32_t p = 1; p <= CG_LOOP_MAX_PERIOD; p++) {
-            uint32_t len = run_length(&lp, k, n, p);
-            if (len > best) best = len, bp = p;
-        }
+        uint32_t bp, best = best_run(g, &lp, next, tokpre, k, n, &bp);
         if (best < LOOP_MIN_ITEMS) { k++; continue; }
         run[k] = best;
-        period[k] = (uint8_t)bp;
+        period[k] = (uint16_t)bp;
         k += best;
     }
 }
