@@ -336,6 +336,13 @@ typedef struct DyrtModel {
     int32_t set_neval;                /* length of set_eval's output */
     DyrtOutputsFn set_eval;           /* every set's Jacobian (row-major), then the
                                          candidates' values, then their derivatives */
+
+    /* ABI 6, appended (NULL: none): out_conn[k] = 1 when output column k
+     * is a field of a connector (`r.p.v`) or an input (`g.u`), 0 for a
+     * variable a component declares (`r.v`) or a block's output (`g.y`).  The default result columns leave out the
+     * connector fields whose value another column already holds
+     * (docs/RUNTIME.md, "Output"). */
+    const unsigned char *out_conn;    /* [nout] */
 } DyrtModel;
 
 #endif

@@ -75,6 +75,10 @@ typedef struct DyrtClocks {
     int pending;               /* clocks are due at the current time */
     int stop_at_ticks;         /* dyrt_step_to returns at every tick, leaving it pending */
     long ticks;                /* partition ticks done (statistics) */
+    int (*consistent)(void *ud, double t); /* NULL: IDA's restart (dyrt_restart_at); else
+                                  what makes the point consistent with new held
+                                  values between coinciding ticks (FMI Model Exchange) */
+    void *consistent_ud;
 } DyrtClocks;
 
 /* Lifecycle of a DyrtSim: settings and parameters are accepted only while
@@ -226,6 +230,9 @@ void dyrt_inputs_free(DyrtSim *s);
 int dyrt_mat_wanted(const char *path);
 int dyrt_mat_row(DyrtRun *r, double t, const double *vals);
 int dyrt_mat_close(DyrtRun *r);
+
+/* columns.c */
+int dyrt_select_columns(DyrtRun *r);
 
 /* output.c */
 int dyrt_output_setup(DyrtRun *r);

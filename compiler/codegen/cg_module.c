@@ -60,7 +60,8 @@
     X(I32, ncoef_check) X(PTR, coef_check_msgs) X(PTR, check_coefs)      \
     X(PTR, out_alias) \
     X(I32, nsets) X(PTR, set_info) X(PTR, set_state_y) X(PTR, set_init)  \
-    X(PTR, set_cand_names) X(I32, set_neval) X(PTR, set_eval)
+    X(PTR, set_cand_names) X(I32, set_neval) X(PTR, set_eval)           \
+    X(PTR, out_conn)
 
 #define SETTINGS_FIELDS(X)                                               \
     X(F64, start) X(F64, stop) X(F64, interval) X(F64, rtol)             \
@@ -642,6 +643,7 @@ static void fill_data(Cg *g, const System *s, LLVMValueRef *v) {
     v[MF_param_flags] = param_flags(g, s);
     v[MF_out_names] = names_global(g, "out_names", s->out_names, s->nout);
     v[MF_out_alias] = i32_global(g, "out_alias", s->out_alias, s->nout);
+    v[MF_out_conn] = u8_global(g, "out_conn", s->out_conn, s->out_conn ? s->nout : 0);
     v[MF_assert_messages] = names_global(g, "assert_messages", s->assert_msg, s->nassert);
     v[MF_ncoef_check] = i32c(g, s->ncoef_check);
     v[MF_coef_check_msgs] = names_global(g, "coef_check_msgs", s->coef_check_msg, s->ncoef_check);

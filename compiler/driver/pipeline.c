@@ -173,8 +173,11 @@ static bool add_initials(Driver *d, FlatModel *m) {
 }
 
 static System *compile_to_system(Driver *d, FlatModel **flat_out) {
-    /* an FMU's importer cannot switch state sets: the static choice (docs/FMI.md) */
-    StructOptions so = {.static_states = d->cmd == CMD_FMU};
+    /* a Model Exchange importer cannot switch state sets: the static choice
+     * (docs/FMI.md); a Co-Simulation-only FMU integrates with the runtime,
+     * which switches them as `dyadc run` does */
+    bool cs_only = d->fmu_kind && strcmp(d->fmu_kind, "cs") == 0;
+    StructOptions so = {.static_states = d->cmd == CMD_FMU && !cs_only};
     if (!d->model) {
         const char *cmd = driver_command_name(d->cmd);
         fprintf(stderr, "dyadc: error: which component? `dyadc %s` needs --model NAME (or --analysis NAME)\n"
@@ -272,8 +275,8 @@ int cmd_run(Driver *d) {
 }
 
 /* `dyadc fmu`: modelDescription.xml, object, shared object, zip (docs/FMI.md). */
-static int fmu_kind(Driver *d, const System *s, FmiExport *x) {
-    const char *k = d->fmu_kind ? d->fmu_kind : s->nclocks > 0 ? "cs" : "both";
+static int fmu_kind(Driver *d, FmiExport *x) {
+    const char *k = d->fmu_kind ? d->fmu_kind : "both";
     if (strcmp(k, "me") && strcmp(k, "cs") && strcmp(k, "both")) {
         fprintf(stderr, "dyadc: error: --kind %s: expected me, cs or both\n", k);
         return 1;
@@ -305,7 +308,7 @@ static int fmu_write(Driver *d, OutFile *out) {
     System *s = compile_to_system(d, &m);
     if (!s || !m || diag_error_count()) return 1;
     FmiExport x = {.model_identifier = fmi_identifier(d->arena, d->output), .version = DYADC_VERSION};
-    if (fmu_kind(d, s, &x)) return 1;
+    if (fmu_kind(d, &x)) return 1;
     phase_begin(d->clock, "fmi", true);
     char *xml = NULL;
     size_t len = 0;

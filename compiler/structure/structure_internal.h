@@ -168,7 +168,7 @@ bool st_augment(St *t, uint32_t e, StVarFilter use_var, unsigned char *veq, unsi
 void st_grow_match(St *t);
 /* pantelides.c: Pantelides, then struct_select_states */
 bool struct_index_reduce(St *t);
-void st_singular(St *t, U32Vec *eqs, U32Vec *vars, const char *why); /* located error */
+void st_singular(St *t, U32Vec *eqs, U32Vec *vars, U32Vec *free, const char *why); /* located error */
 /* statesel.c: dummy derivatives, state selection, roles */
 bool struct_select_states(St *t);
 /* stateset.c: dynamic state selection */

@@ -256,6 +256,10 @@ typedef struct System {
     int32_t *out_alias;           /* [nout] 0, or +-(j + 1): column k is column
                                      j < k (or its negation), the same
                                      expression (tables.c); for result files */
+    unsigned char *out_conn;      /* [nout] 1: a field of a connector (`r.p.v`,
+                                     an input `g.u`), 0: a variable of a component
+                                     (`r.v`) or a block's output (`g.y`); the
+                                     default result columns (docs/RUNTIME.md) */
 
     /* coefficient checks (structure/solve.c): an equation is solved for a
      * variable by dividing by coef_check[k], an expression of parameters;
