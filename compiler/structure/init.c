@@ -31,7 +31,9 @@
  * dropped with a warning naming them, an inconsistent one is an error naming
  * it and the relations that determine its unknowns, with their locations
  * (constant ones are decided here).  Unknowns left unmatched: an error
- * naming them.  O(E sqrt V) for the matching, linear otherwise.
+ * naming them.  O(E sqrt V) for the matching, linear otherwise.  The
+ * selected system's BLT (initblt.c) goes with it, for the runtime's
+ * block-wise solve.
  */
 #include "structure_internal.h"
 #include "numfmt.h"
@@ -544,6 +546,7 @@ static bool emit_rows(St *t, Cand *c) {
     s->initial_row = ARENA_ARRAY(t->arena, int32_t, s->ny + 1);
     for (uint32_t y = 0; y < s->ny; y++) s->initial_row[y] = -1;
     int32_t *row_of = ARENA_ARRAY(t->arena, int32_t, t->m->eqs.len + 1); /* flat initial eq -> row + 1 */
+    int32_t *rz = ARENA_ARRAY(t->arena, int32_t, s->init_n + 1); /* selected row -> its z */
     bool ok = true;
     for (uint32_t r = 0; r < c->rows.len; r++) {
         uint32_t o = c->src.data[r];
@@ -552,6 +555,7 @@ static bool emit_rows(St *t, Cand *c) {
             continue;
         }
         uint32_t row = sel.len;
+        rz[row] = c->rm[r];
         vec_push(t->arena, &sel, c->rows.data[r]);
         s->init_eq_names[row] = row_name(t, o);
         if (o & ROW_FIXED) s->initial_row[o & ROW_INDEX] = (int32_t)row;
@@ -570,6 +574,7 @@ static bool emit_rows(St *t, Cand *c) {
     if (k.names.len) memcpy(names + s->init_n, k.names.data, sizeof *names * k.names.len);
     s->init_eq_names = names;
     s->init_check_with = k.with.data;
+    st_init_blocks(t, rz);
     return true;
 }
 

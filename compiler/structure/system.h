@@ -343,6 +343,14 @@ typedef struct System {
     uint32_t init_ncheck;
     const char **init_check_with; /* [init_ncheck] the relations that determine
                                      the check's unknowns, for messages */
+    /* The square initialization system's BLT (initblt.c): blocks in
+     * dependency order; block b is the rows init_block_rows[k] with their
+     * matched unknowns init_block_cols[k], k in [init_block_ptr[b],
+     * init_block_ptr[b+1]).  The runtime solves them one by one. */
+    uint32_t init_nblocks;
+    uint32_t *init_block_ptr;     /* [init_nblocks+1] */
+    uint32_t *init_block_rows;    /* [init_n] */
+    uint32_t *init_block_cols;    /* [init_n] */
 } System;
 
 #endif
