@@ -221,6 +221,9 @@ int dyrt_find(const char *name, const char *const *names, int n);
 void *dyrt_calloc(size_t n, size_t size);
 size_t dyrt_location_at(const char *name);
 int dyrt_check_model(const DyrtModel *m);
+void dyrt_interrupts_catch(void);
+void dyrt_interrupts_release(void);
+int dyrt_interrupted(void);    /* the signal caught since dyrt_interrupts_catch, 0 */
 
 /* sim.c: 0 when s is in `phase`, else `error: internal: <fn> called ...` */
 int dyrt_sim_expect(const DyrtSim *s, DyrtSimPhase phase, const char *fn);

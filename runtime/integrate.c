@@ -544,6 +544,8 @@ int dyrt_advance(DyrtSim *s, double tout)
         }
         if (at_tout)
             return 0;
+        if (dyrt_interrupted())    /* SIGINT/SIGTERM in dyrt_simulate */
+            return DYRT_EXIT_SIGNAL + dyrt_interrupted();
         double target = s->check_pending && s->check_t < tout ? s->check_t : tout;
         double tret = target;
         int rc = 0;

@@ -9,6 +9,9 @@
 
 #include "../check_run.h"
 #include <math.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <time.h>
 
 #include "simtest.h"
 
@@ -398,6 +401,77 @@ START_TEST(sliding_is_an_error) {
 }
 END_TEST
 
+/* ---- SIGINT and SIGTERM during a simulation (e2e/endless.dyad) ----------
+ * The signal is sent once the CSV has rows on disk.  The run stops with
+ * "interrupted (SIGINT) at t = T; N rows written" and exit 128 + the
+ * signal; the CSV holds exactly N complete rows on the output grid, none
+ * after T.  Before: the signal ended the process silently, the rows in
+ * the output buffer lost.  The child gets SIGINT and SIGTERM at their
+ * defaults (a test run in the background inherits SIGINT ignored, which
+ * the simulator respects). */
+static void check_interrupt(char *const argv[], const char *csv, const char *log, int sig) {
+    remove(csv);
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 1, log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_adddup2(&fa, 1, 2);
+    posix_spawnattr_t at;
+    posix_spawnattr_init(&at);
+    sigset_t def;
+    sigemptyset(&def);
+    sigaddset(&def, SIGINT);
+    sigaddset(&def, SIGTERM);
+    posix_spawnattr_setsigdefault(&at, &def);
+    posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGDEF);
+    pid_t pid;
+    ck_assert_int_eq(posix_spawn(&pid, argv[0], &fa, &at, argv, environ), 0);
+    posix_spawn_file_actions_destroy(&fa);
+    posix_spawnattr_destroy(&at);
+    int status;
+    struct stat st;
+    while (stat(csv, &st) != 0 || st.st_size == 0) {
+        ck_assert_msg(waitpid(pid, &status, WNOHANG) == 0, "the run ended before the signal");
+        nanosleep(&(struct timespec){0, 10000000}, NULL);
+    }
+    kill(pid, sig);
+    ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+    char *text = st_slurp(log);
+    fprintf(stderr, "%s", text);
+    ck_assert_msg(WIFEXITED(status), "ended by signal %d", WTERMSIG(status));
+    ck_assert_int_eq(WEXITSTATUS(status), 128 + sig);
+    const char *at_t = strstr(text, sig == SIGINT ? "interrupted (SIGINT) at t = " : "interrupted (SIGTERM) at t = ");
+    ck_assert_ptr_nonnull(at_t);
+    char *end;
+    double t = strtod(strstr(at_t, "t = ") + 4, &end);
+    long rows = strtol(end + 2, NULL, 10);
+    ck_assert_msg(strncmp(end, "; ", 2) == 0 && strstr(end, " rows written"), "%s", at_t);
+    char *data = st_slurp(csv);
+    size_t n = strlen(data);
+    ck_assert_msg(n > 0 && data[n - 1] == '\n', "the CSV ends in a partial row");
+    StCsv c = read_csv(csv);
+    ck_assert_int_eq(c.nrows, rows);
+    ck_assert_int_ge(c.nrows, 1);
+    for (int r = 0; r < c.nrows; r++)
+        ck_assert_double_eq_tol(st_csv(&c, r, 0), 10.0 * r, 1e-9);
+    ck_assert_double_le(st_csv(&c, c.nrows - 1, 0), t);
+    free(data);
+    free(text);
+    st_csv_free(&c);
+}
+
+START_TEST(interrupted_run_keeps_rows) {
+    char *run[] = {(char *)DYADC, "run", (char *)E2E("endless.dyad"), "--no-stdlib", "--model", "Endless",
+                   "--stop", "5e8", "--interval", "10", "-o", "e2e_int.csv", NULL};
+    check_interrupt(run, "e2e_int.csv", "e2e_int.log", SIGINT);
+    char *build[] = {(char *)DYADC, "build", (char *)E2E("endless.dyad"), "--no-stdlib", "--model",
+                     "Endless", "-o", "e2e_int_exe", NULL};
+    ck_assert_int_eq(st_run(build, "e2e_int_build.log"), 0);
+    char *exe[] = {"./e2e_int_exe", "--stop", "5e8", "--interval", "10", "-o", "e2e_int_exe.csv", NULL};
+    check_interrupt(exe, "e2e_int_exe.csv", "e2e_int_exe.log", SIGTERM);
+    check_interrupt(exe, "e2e_int_exe.csv", "e2e_int_exe.log", SIGINT);
+}
+END_TEST
+
 /* ---- NaN and Inf (e2e/nonfinite.dyad) ------------------------------------
  * Each run stops with exit 1 and one message naming the value, the relation
  * and line where it began and the operation (argument value included); the
@@ -597,6 +671,7 @@ static Suite *suite(void) {
     tcase_add_test(tc, rectifier_events);
     tcase_add_test(tc, rectifier_default_tolerances);
     tcase_add_test(tc, sliding_is_an_error);
+    tcase_add_test(tc, interrupted_run_keeps_rows);
     tcase_add_test(tc, nonfinite_stops_naming_the_equation);
     tcase_add_test(tc, required_parameters);
     tcase_add_test(tc, initial_on_anything);
