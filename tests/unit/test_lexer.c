@@ -112,7 +112,7 @@ END_TEST
 /* A UTF-8 byte-order mark at the start is skipped (spans still count its
  * 3 bytes); before, it was part of the first name ("unexpected name"). */
 START_TEST(byte_order_mark) {
-    ck_assert_uint_eq(lex("\xEF\xBB\xBFcomponent M"), 2);
+    ck_assert_uint_eq(lex("\xEF\xBB\xBF" "component M"), 2);
     ck_assert_int_eq(T[0].cls, LEXK_KEYWORD);
     ck_assert_uint_eq(T[0].span.lo, 3);
     ck_assert_int_eq(T[1].cls, LEXK_IDENT);
