@@ -14,7 +14,8 @@
  * search), the new values, then the copies (previous values shift, held
  * values update).  A clock that samples after another one ticked at the
  * same instant first gets consistent algebraic values for the new held
- * values (dyrt_restart_at).  The caller restarts the integrator after.
+ * values (dyrt_restart_at, or the owner's `consistent` hook: FMI Model
+ * Exchange solves its own point).  The caller restarts the integrator after.
  * Every new discrete value must be finite.  Nothing here allocates after
  * dyrt_clocks_setup.
  */
@@ -287,8 +288,9 @@ int dyrt_clocks_tick(DyrtSim *s, double t)
         int32_t c = m->clock_order[o];
         if (!is_due(s, c, t))
             continue;
-        if (ticked && m->tick_sample[c] && s->ida) {
-            int rc = dyrt_restart_at(s, t, "a clock tick", 0);
+        if (ticked && m->tick_sample[c] && (s->ida || k->consistent)) {
+            int rc = k->consistent ? k->consistent(k->consistent_ud, t)
+                                   : dyrt_restart_at(s, t, "a clock tick", 0);
             if (rc)
                 return rc;
         }

@@ -90,6 +90,10 @@ typedef struct DyrtClocks {
     int pending;               /* clocks are due at the current time */
     int stop_at_ticks;         /* dyrt_step_to returns at every tick, leaving it pending */
     long ticks;                /* partition ticks done (statistics) */
+    int (*consistent)(void *ud, double t); /* NULL: IDA's restart (dyrt_restart_at); else
+                                  what makes the point consistent with new held
+                                  values between coinciding ticks (FMI Model Exchange) */
+    void *consistent_ud;
 } DyrtClocks;
 
 /* Lifecycle of a DyrtSim: settings and parameters are accepted only while

@@ -14,7 +14,10 @@
  * CS and `dyadc run` start from the same point.  Co-Simulation keeps that
  * DyrtSim and each fmi2DoStep is dyrt_step_to (IDA, events inside the step);
  * Model Exchange copies y, y', p and the modes out of it and afterwards
- * solves the index-1 system for the derivatives (me.c).
+ * solves the index-1 system for the derivatives (me.c); a clocked model
+ * keeps the DyrtSim for its clocks (clocks.c): fmi2NewDiscreteStates
+ * ticks the clocks due at the event's time on it, with the instance's
+ * point copied in and the new held values copied back.
  *
  * The state machine of the standard (FMI 2.0.4, sections 3.2.3 and 4.2.4)
  * is checked on every call: a call in a state where the standard does not
@@ -46,6 +49,12 @@ enum { P_INST = 1 << FMU_INSTANTIATED, P_INIT = 1 << FMU_INIT, P_EVENT = 1 << FM
 
 #define FMU_MODE_ITER_MAX 20   /* mode updates at one event instant */
 
+/* parameters and modes: the length of p */
+static int32_t npm_of(const DyrtModel *m)
+{
+    return m->np + (m->nmodes > 0 ? m->nmodes : 0);
+}
+
 typedef struct Fmu {
     const DyrtModel *m;
     fmi2Type kind;
@@ -61,7 +70,8 @@ typedef struct Fmu {
     unsigned char *given;      /* [np] */
     int initialized;           /* the initialization has run */
     /* the current point */
-    DyrtSim *sim;              /* CS: the integrator; ME: NULL after initialization */
+    DyrtSim *sim;              /* CS: the integrator; ME: NULL after initialization,
+                                  or the clocks of a clocked model */
     double t;
     double *y, *yp, *p;        /* ME: [ny], [ny], [np + nmodes] */
     double *out, *g;           /* [nout], [nz] */
@@ -230,8 +240,6 @@ fmi2Component fmi2Instantiate(fmi2String instanceName, fmi2Type fmuType, fmi2Str
         why = "the GUID does not match this binary's modelDescription.xml";
     else if (dyrt_check_model(f->m) != 0)
         why = "malformed model descriptor";
-    else if (fmuType == fmi2ModelExchange && f->m->nclocks > 0)
-        why = "clocked partitions are not supported in Model Exchange; use Co-Simulation";
     else if (alloc_fmu(f) != 0)
         why = "out of memory";
     if (why) {
@@ -284,7 +292,37 @@ fmi2Status fmi2EnterInitializationMode(fmi2Component c)
     LEAVE(fmi2OK);
 }
 
-/* ME keeps its own copy of the point; the DyrtSim is freed. */
+static int ensure_solved(Fmu *f);
+
+/* ME, clocked: the instance's point into the kept DyrtSim (what the tick
+ * functions read), before a tick. */
+static void me_to_sim(Fmu *f)
+{
+    const DyrtModel *m = f->m;
+    size_t ny = (size_t)m->ny;
+    if (f->sim->ida && ny > 0) {
+        memcpy(N_VGetArrayPointer(f->sim->yy), f->y, ny * sizeof(double));
+        memcpy(N_VGetArrayPointer(f->sim->yp), f->yp, ny * sizeof(double));
+    }
+    memcpy(f->sim->p, f->p, (size_t)npm_of(m) * sizeof(double));
+}
+
+/* Between two coinciding ticks: the new held values back into the
+ * instance, its point solved again, and into the DyrtSim for the next. */
+static int me_consistent(void *ud, double t)
+{
+    Fmu *f = ud;
+    (void)t;
+    memcpy(f->p, f->sim->p, (size_t)f->m->np * sizeof(double));
+    f->solved = 0;
+    if (ensure_solved(f) != 0)
+        return DYRT_EXIT_USER;
+    me_to_sim(f);
+    return 0;
+}
+
+/* ME keeps its own copy of the point; the DyrtSim is freed (kept for its
+ * clocks when the model has any). */
 static int take_point(Fmu *f)
 {
     const DyrtModel *m = f->m;
@@ -301,7 +339,10 @@ static int take_point(Fmu *f)
     memcpy(f->yp, dyrt_yp(f->sim), ny * sizeof *f->yp);
     memcpy(f->p, dyrt_params(f->sim), npm * sizeof *f->p);
     f->solved = 1;
-    if (f->kind == fmi2ModelExchange) {
+    if (f->kind == fmi2ModelExchange && m->nclocks > 0) {
+        f->sim->clk.consistent = me_consistent;
+        f->sim->clk.consistent_ud = f;
+    } else if (f->kind == fmi2ModelExchange) {
         dyrt_free(f->sim);
         f->sim = NULL;
     }
@@ -381,7 +422,7 @@ static int ensure_solved(Fmu *f)
 /* The current point: CS from the integrator, ME from its own arrays. */
 static void point(Fmu *f, double *t, const double **y, const double **yp, const double **p)
 {
-    if (f->sim) {
+    if (f->kind == fmi2CoSimulation && f->sim) {
         *t = dyrt_time(f->sim);
         *y = dyrt_y(f->sim);
         *yp = dyrt_yp(f->sim);
@@ -456,7 +497,7 @@ static int set_input(Fmu *f, fmi2ValueReference v, double value)
 {
     f->pset[v] = value;
     f->given[v] = 1;
-    if (f->sim && f->initialized)
+    if (f->kind == fmi2CoSimulation && f->sim && f->initialized)
         return dyrt_set_input(f->sim, (int)v, value);
     if (f->initialized) {
         f->p[v] = value;
@@ -541,7 +582,8 @@ NO_VARIABLES(fmi2SetString, fmi2String, const)
 
 /* ---------------------------------------------------------- FMU state
  * Model Exchange: the whole instance state is the point (t, y, y', p with
- * the modes) and the mode of the state machine, so a saved state restores
+ * the modes, and a clocked model's count of ticks done of each periodic
+ * clock) and the mode of the state machine, so a saved state restores
  * exactly.  Serialized as a magic word, the sizes and the doubles.
  * Co-Simulation: not supported (IDA's history and the event bookkeeping
  * would have to be restored too): canGetAndSetFMUstate is false there. */
@@ -550,20 +592,18 @@ NO_VARIABLES(fmi2SetString, fmi2String, const)
 
 typedef struct FmuState {
     uint32_t magic;
-    int32_t ny, npm;           /* sizes, checked on restore */
+    int32_t ny, npm, nclk;     /* sizes, checked on restore */
     int32_t phase, solved;
     double t;
-    double v[];                /* y [ny], yp [ny], p [npm] */
+    double v[];                /* y [ny], yp [ny], p [npm], the clocks' next tick
+                                  numbers [nclk] */
 } FmuState;
 
-static int32_t npm_of(const DyrtModel *m)
-{
-    return m->np + (m->nmodes > 0 ? m->nmodes : 0);
-}
 
 static size_t state_size(const DyrtModel *m)
 {
-    return sizeof(FmuState) + sizeof(double) * (2 * (size_t)m->ny + (size_t)npm_of(m));
+    return sizeof(FmuState) + sizeof(double) * (2 * (size_t)m->ny + (size_t)npm_of(m) +
+                                                (size_t)m->nclocks);
 }
 
 static int me_state_ok(Fmu *f, const char *fn)
@@ -583,16 +623,19 @@ static void state_save(const Fmu *f, FmuState *st)
 {
     const DyrtModel *m = f->m;
     size_t ny = (size_t)m->ny;
-    *st = (FmuState){.magic = FMU_STATE_MAGIC, .ny = m->ny, .npm = npm_of(m), .phase = (int32_t)f->phase,
-                     .solved = f->solved, .t = f->t};
+    *st = (FmuState){.magic = FMU_STATE_MAGIC, .ny = m->ny, .npm = npm_of(m), .nclk = m->nclocks,
+                     .phase = (int32_t)f->phase, .solved = f->solved, .t = f->t};
     memcpy(st->v, f->y, ny * sizeof(double));
     memcpy(st->v + ny, f->yp, ny * sizeof(double));
     memcpy(st->v + 2 * ny, f->p, (size_t)npm_of(m) * sizeof(double));
+    for (int32_t c = 0; c < m->nclocks; c++)
+        st->v[2 * ny + (size_t)npm_of(m) + (size_t)c] = (double)f->sim->clk.next[c];
 }
 
 static int state_valid(const Fmu *f, const FmuState *st)
 {
     return st && st->magic == FMU_STATE_MAGIC && st->ny == f->m->ny && st->npm == npm_of(f->m) &&
+           st->nclk == f->m->nclocks &&
            (st->phase == FMU_EVENT || st->phase == FMU_CONT || st->phase == FMU_INIT);
 }
 
@@ -621,6 +664,8 @@ fmi2Status fmi2SetFMUstate(fmi2Component c, fmi2FMUstate s)
     memcpy(f->y, st->v, ny * sizeof(double));
     memcpy(f->yp, st->v + ny, ny * sizeof(double));
     memcpy(f->p, st->v + 2 * ny, (size_t)st->npm * sizeof(double));
+    for (int32_t c = 0; c < st->nclk; c++)
+        f->sim->clk.next[c] = (long long)st->v[2 * ny + (size_t)st->npm + (size_t)c];
     f->t = st->t;
     f->solved = st->solved;
     f->phase = (FmuPhase)st->phase;
@@ -776,7 +821,7 @@ static int modes_from_signs(Fmu *f)
     return changed;
 }
 
-/* The first model stop time after t. */
+/* The first model stop time or clock tick after t. */
 static int next_time_event(const Fmu *f, double *tnext)
 {
     const DyrtSettings *d = &f->m->defaults;
@@ -784,8 +829,49 @@ static int next_time_event(const Fmu *f, double *tnext)
     for (int32_t k = 0; k < d->ntstops; k++)
         if (d->tstops[k] > f->t + eps && d->tstops[k] < best)
             best = d->tstops[k];
+    if (f->sim)
+        best = fmin(best, dyrt_clocks_next(f->sim));
     *tnext = best;
     return isfinite(best);
+}
+
+/* Modes from the signs until none changes; 0, or -1 after a message. */
+static int settle_modes(Fmu *f)
+{
+    for (int it = 0;; it++) {
+        if (ensure_solved(f) != 0)
+            return fail(f, "fmi2NewDiscreteStates", "cannot evaluate the model at t = %.17g", f->t), -1;
+        if (modes_from_signs(f) == 0)
+            return 0;
+        if (it == FMU_MODE_ITER_MAX)
+            return fail(f, "fmi2NewDiscreteStates", "the relations (ifelse conditions) keep "
+                        "changing their branch at t = %.17g", f->t), -1;
+        f->solved = 0;
+    }
+}
+
+/* The clocks due at t tick (a periodic clock at its tick time, a
+ * zero-crossing clock whose function's mode changed in this event), as
+ * `dyadc run` does at an event: modes, ticks, modes with the new held
+ * values.  0, or -1 after a message. */
+static int me_clock_event(Fmu *f)
+{
+    const DyrtModel *m = f->m;
+    if (ensure_solved(f) != 0)
+        return fail(f, "fmi2NewDiscreteStates", "cannot evaluate the model at t = %.17g", f->t), -1;
+    me_to_sim(f);
+    dyrt_clocks_snapshot(f->sim);
+    if (settle_modes(f) != 0)
+        return -1;
+    me_to_sim(f);
+    for (int32_t k = 0; k < m->nz; k++)
+        f->sim->rootsfound[k] = 1;
+    dyrt_clocks_roots(f->sim);
+    if (dyrt_clocks_tick(f->sim, f->t) != 0)
+        return fail(f, "fmi2NewDiscreteStates", "a clock tick failed at t = %.17g", f->t), -1;
+    memcpy(f->p, f->sim->p, (size_t)m->np * sizeof(double));
+    f->solved = 0;
+    return settle_modes(f);
 }
 
 fmi2Status fmi2NewDiscreteStates(fmi2Component c, fmi2EventInfo *info)
@@ -793,16 +879,8 @@ fmi2Status fmi2NewDiscreteStates(fmi2Component c, fmi2EventInfo *info)
     ENTER(c, "fmi2NewDiscreteStates", ME, P_EVENT);
     if (!info)
         LEAVE(fail(f, "fmi2NewDiscreteStates", "null event info"));
-    for (int it = 0;; it++) {
-        if (ensure_solved(f) != 0)
-            LEAVE(fail(f, "fmi2NewDiscreteStates", "cannot evaluate the model at t = %.17g", f->t));
-        if (modes_from_signs(f) == 0)
-            break;
-        if (it == FMU_MODE_ITER_MAX)
-            LEAVE(fail(f, "fmi2NewDiscreteStates", "the relations (ifelse conditions) keep "
-                       "changing their branch at t = %.17g", f->t));
-        f->solved = 0;
-    }
+    if ((f->sim ? me_clock_event(f) : settle_modes(f)) != 0)
+        LEAVE(fmi2Error);
     memset(info, 0, sizeof *info);
     info->nextEventTimeDefined = next_time_event(f, &info->nextEventTime);
     if (!info->nextEventTimeDefined)

@@ -272,8 +272,8 @@ int cmd_run(Driver *d) {
 }
 
 /* `dyadc fmu`: modelDescription.xml, object, shared object, zip (docs/FMI.md). */
-static int fmu_kind(Driver *d, const System *s, FmiExport *x) {
-    const char *k = d->fmu_kind ? d->fmu_kind : s->nclocks > 0 ? "cs" : "both";
+static int fmu_kind(Driver *d, FmiExport *x) {
+    const char *k = d->fmu_kind ? d->fmu_kind : "both";
     if (strcmp(k, "me") && strcmp(k, "cs") && strcmp(k, "both")) {
         fprintf(stderr, "dyadc: error: --kind %s: expected me, cs or both\n", k);
         return 1;
@@ -305,7 +305,7 @@ static int fmu_write(Driver *d, OutFile *out) {
     System *s = compile_to_system(d, &m);
     if (!s || !m || diag_error_count()) return 1;
     FmiExport x = {.model_identifier = fmi_identifier(d->arena, d->output), .version = DYADC_VERSION};
-    if (fmu_kind(d, s, &x)) return 1;
+    if (fmu_kind(d, &x)) return 1;
     phase_begin(d->clock, "fmi", true);
     char *xml = NULL;
     size_t len = 0;

@@ -235,12 +235,115 @@ static void undefined_clock(Flattener *F, Uf *u, uint32_t v) {
                F->m->vars.data[v].name, node_ok(u, why) ? node_name(F, why) : "a clocked relation");
 }
 
-/* SampleTime() of a periodic clock is its period; an event clock has none */
+/* SampleTime() of a periodic clock is its period (a zero-crossing clock's:
+ * zero_crossing_intervals, after the classification) */
 static void interval_value(Flattener *F, FlatVar *fv) {
     if (!fv->clock) return;
     FlatClock *c = &F->m->clocks.data[fv->clock - 1];
     if (c->kind == FCLK_PERIODIC) fv->value = c->period;
-    else diag_error(fv->span, "SampleTime() of clock `%s`: a zero-crossing clock has no sample time", c->name);
+}
+
+/* ---------- helpers of the clocked world made after inference ---------- */
+
+/* a clocked variable `name` on clock c (value 0 before the first tick)
+ * computed by `name = value` at each of its ticks */
+static uint32_t tick_var(Flattener *F, uint32_t like, const char *name, uint32_t c, Expr *value, Span at) {
+    uint32_t v = clock_new_var(F, like, name, FV_DISCRETE, at);
+    FlatVar *fv = &F->m->vars.data[v];
+    fv->clock = c;
+    fv->value = expr_const(F->ctx, 0);
+    vec_push(F->arena, &F->m->eqs, ((FlatEq){.kind = FE_CLOCKED, .lhs = var_leaf(F, v), .rhs = value,
+                                             .origin = "", .span = at, .clock = c}));
+    return v;
+}
+
+/* `x@(clk-1)` of a helper x, its value at the first tick `first` (NULL: a
+ * first-tick relation `rel`) */
+static uint32_t tick_history(Flattener *F, uint32_t x, Expr *first, Expr *rel, Span at) {
+    uint32_t h = clock_history_var(F, x, 1, at);
+    FlatVar *hv = &F->m->vars.data[h];
+    hv->clock = F->m->vars.data[x].clock;
+    hv->value = first ? first : expr_const(F->ctx, 0);
+    if (rel) {
+        hmap_put(F->arena, &F->clk->first_tick, (uint64_t)h + 1, rel);
+        vec_push(F->arena, &F->clk->first_vars, h);
+    }
+    return h;
+}
+
+/* `ticked@(clk-1)` of clock c: 0 at its first tick, 1 after (ticked = 1 at
+ * every tick) */
+static uint32_t ticked_before(Flattener *F, uint32_t c, uint32_t like, Span at) {
+    uintptr_t have = (uintptr_t)hmap_get(&F->clk->ticked, (uint64_t)c + 1);
+    if (have) return (uint32_t)(have - 1);
+    const char *name = arena_printf(F->arena, "%s.ticked", F->m->clocks.data[c - 1].name);
+    uint32_t d = tick_var(F, like, name, c, expr_const(F->ctx, 1), at);
+    uint32_t h = tick_history(F, d, expr_const(F->ctx, 0), NULL, at);
+    hmap_put(F->arena, &F->clk->ticked, (uint64_t)c + 1, (void *)(uintptr_t)(h + 1));
+    return h;
+}
+
+/* SampleTime() of a zero-crossing clock: the time since its previous tick,
+ * 0 at its first tick (Modelica's interval() of an event clock with the
+ * default startInterval):  T = time,  SampleTime() = time - T@(clk-1) with
+ * the first-tick relation T@(clk-1) = T. */
+static void zero_crossing_intervals(Flattener *F) {
+    uint32_t nv = F->m->vars.len;
+    for (uint32_t v = 0; v < nv; v++) {
+        FlatVar *fv = &F->m->vars.data[v];
+        if (fv->kind != FV_INTERVAL || !fv->clock || fv->value) continue;
+        uint32_t c = fv->clock;
+        Span at = fv->span;
+        uintptr_t have = (uintptr_t)hmap_get(&F->clk->tick_time, (uint64_t)c + 1);
+        if (!have) {
+            const char *name = arena_printf(F->arena, "%s.time", F->m->clocks.data[c - 1].name);
+            uint32_t t = tick_var(F, v, name, c, expr_time(F->ctx), at);
+            have = tick_history(F, t, NULL, var_leaf(F, t), at) + 1;
+            hmap_put(F->arena, &F->clk->tick_time, (uint64_t)c + 1, (void *)have);
+        }
+        fv = &F->m->vars.data[v]; /* (the vector may have grown) */
+        fv->kind = FV_DISCRETE;
+        fv->value = expr_const(F->ctx, 0);
+        Expr *dt = expr_sub(F->ctx, expr_time(F->ctx), var_leaf(F, (uint32_t)(have - 1)));
+        vec_push(F->arena, &F->m->eqs, ((FlatEq){.kind = FE_CLOCKED, .lhs = var_leaf(F, v), .rhs = dt,
+                                                 .origin = "", .span = at, .clock = c}));
+    }
+}
+
+/* Every clocked equation reads a history variable x@(clk-k) that has a
+ * first-tick relation as ifelse(ticked@(clk-1) > 0.5, x@(clk-k), rel): the
+ * relation's value at the first tick (solved with the partition: rel reads
+ * the first tick's own values), the shifted history after.  The ifelse
+ * keeps the partition's causalization from dividing by a coefficient that
+ * is 0 at the first tick (partition.c: coefficients free of ifelse). */
+typedef struct { Flattener *F; Expr **repl; } FirstTick;
+
+static Expr *first_tick_leaf(void *ud, Expr *leaf) {
+    FirstTick *f = ud;
+    if (leaf->kind != EXPR_VAR || !hmap_get(&f->F->clk->first_tick, (uint64_t)leaf->index + 1)) return leaf;
+    for (uint32_t i = 0; i < f->F->clk->first_vars.len; i++)
+        if (f->F->clk->first_vars.data[i] == leaf->index) return f->repl[i];
+    return leaf;
+}
+
+static void first_tick_relations(Flattener *F) {
+    ClockState *cs = F->clk;
+    uint32_t n = cs->first_vars.len;
+    if (!n) return;
+    FirstTick f = {F, ARENA_ARRAY(F->arena, Expr *, n)};
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t h = cs->first_vars.data[i];
+        FlatVar *hv = &F->m->vars.data[h];
+        uint32_t d = ticked_before(F, hv->clock, h, F->m->vars.data[h].span);
+        Expr *cond = expr_cmp(F->ctx, EXPR_GT, var_leaf(F, d), expr_const(F->ctx, 0.5));
+        f.repl[i] = expr_ifelse(F->ctx, cond, var_leaf(F, h), hmap_get(&cs->first_tick, (uint64_t)h + 1));
+    }
+    for (uint32_t i = 0; i < F->m->eqs.len; i++) {
+        FlatEq *q = &F->m->eqs.data[i];
+        if (q->kind != FE_CLOCKED) continue;
+        q->lhs = expr_subst(F->ctx, q->lhs, first_tick_leaf, &f);
+        q->rhs = expr_subst(F->ctx, q->rhs, first_tick_leaf, &f);
+    }
 }
 
 static void classify_vars(Flattener *F, Uf *u) {
@@ -277,7 +380,18 @@ static uint32_t eq_clock(Flattener *F, FlatEq *q, bool *any) {
     return 0;
 }
 
-/* `initial x@(clk-k) = v`: the value of the history variable */
+/* a leaf the value of a history variable at the first tick may read:
+ * 0 no, 1 a parameter, 2 a value of the clock's first tick */
+static int first_value_leaf(Flattener *F, const FlatVar *h, const Expr *l) {
+    if (l->kind != EXPR_VAR) return l->kind == EXPR_TIME ? 2 : 0;
+    const FlatVar *v = &F->m->vars.data[l->index];
+    if (v->kind == FV_PARAMETER || v->kind == FV_CONSTANT || v->kind == FV_PARAM_MISSING) return 1;
+    return (v->kind == FV_DISCRETE || v->kind == FV_INTERVAL) && v->clock && v->clock == h->clock ? 2 : 0;
+}
+
+/* `initial x@(clk-k) = v`: the value of the history variable; v may read
+ * parameters, and the first tick's values of x's clock (a first-tick
+ * relation, first_tick_relations) */
 static bool history_initial(Flattener *F, FlatEq *q) {
     Expr *l = q->lhs, *r = q->rhs;
     if (r->kind == EXPR_VAR && F->m->vars.data[r->index].kind == FV_HISTORY && l->kind != EXPR_VAR) {
@@ -289,19 +403,28 @@ static bool history_initial(Flattener *F, FlatEq *q) {
     FlatVar *h = &F->m->vars.data[l->index];
     ExprVec v = {0};
     expr_leaves_any(F->ctx, r, &v);
+    bool current = false;
     for (uint32_t i = 0; i < v.len; i++) {
-        FlatVarKind k = v.data[i]->kind == EXPR_VAR ? F->m->vars.data[v.data[i]->index].kind : FV_VARIABLE;
-        if (v.data[i]->kind == EXPR_VAR && (k == FV_PARAMETER || k == FV_CONSTANT || k == FV_PARAM_MISSING)) continue;
-        diag_error(q->span, "the value of `%s` at the first tick must be given by parameters (relations between "
-                            "the first tick's values and previous ones are not supported yet)", h->name);
+        int k = first_value_leaf(F, h, v.data[i]);
+        current |= k == 2;
+        if (k) continue;
+        diag_error(q->span, "the value of `%s` at the first tick may read parameters and the values of its "
+                            "clock's first tick (`x@clk`), not `%s`", h->name,
+                   v.data[i]->kind == EXPR_VAR ? F->m->vars.data[v.data[i]->index].name : "this");
         h->value = expr_const(F->ctx, 0); /* reported; not "missing" as well */
         return true;
     }
-    if (h->value) {
+    if (h->value || hmap_get(&F->clk->first_tick, (uint64_t)l->index + 1)) {
         diag_error(q->span, "`%s` is given an initial value twice", h->name);
         return true;
     }
-    h->value = r;
+    if (current) {
+        hmap_put(F->arena, &F->clk->first_tick, (uint64_t)l->index + 1, r);
+        vec_push(F->arena, &F->clk->first_vars, l->index);
+        h->value = expr_const(F->ctx, 0); /* (read only after the first tick) */
+    } else {
+        h->value = r;
+    }
     return true;
 }
 
@@ -383,5 +506,7 @@ void clock_infer(Flattener *F, uint32_t first_connect_eq) {
     classify_vars(F, &u);
     check_bases(F, &u);
     classify_eqs(F);
+    zero_crossing_intervals(F);
     complete_history(F);
+    first_tick_relations(F);
 }

@@ -125,6 +125,10 @@ static uint32_t helper_var(Flattener *F, Inst *owner, const char *name, FlatVarK
     return e->var;
 }
 
+uint32_t clock_new_var(Flattener *F, uint32_t like, const char *name, FlatVarKind kind, Span at) {
+    return helper_var(F, F->var_elems.data[like]->owner, name, kind, at);
+}
+
 uint32_t clock_history_var(Flattener *F, uint32_t v, uint32_t lag, Span at) {
     ClockState *cs = state(F);
     uint64_t key = ((uint64_t)v << 20) | lag;

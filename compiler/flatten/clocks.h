@@ -48,7 +48,16 @@ typedef struct ClockState {
     Vec(ClockLink) links;
     Vec(ClockMark) marks;
     HashMap history;     /* (var << 20 | lag) -> 1 + the FV_HISTORY variable */
+    /* first-tick relations (`initial x@(clk-1) = <first tick's values>`) */
+    HashMap first_tick;  /* 1 + history variable -> its value at the first tick */
+    U32Vec first_vars;   /* those history variables, in order */
+    HashMap ticked;      /* 1 + clock -> 1 + `ticked@(clk-1)`: 0 at the first tick, then 1 */
+    HashMap tick_time;   /* 1 + clock -> 1 + `time@(clk-1)` (zero-crossing SampleTime) */
 } ClockState;
+
+/* a variable made after inference, named `name`, owned where `like` is:
+ * kind, on no clock yet, no value */
+uint32_t clock_new_var(Flattener *F, uint32_t like, const char *name, FlatVarKind kind, Span at);
 
 /* the FV_HISTORY variable of `v@(clk-lag)` (created on first use) */
 uint32_t clock_history_var(Flattener *F, uint32_t v, uint32_t lag, Span at);

@@ -17,14 +17,16 @@
  * Units and descriptions come from the flat model (its variables found by
  * name).
  * ModelStructure: Outputs, Derivatives, InitialUnknowns (outputs,
- * calculated parameters, states and derivatives), each ascending, without
- * `dependencies` (the standard then assumes every known may matter).
+ * calculated parameters, states and derivatives), each ascending; outputs
+ * and derivatives with their `dependencies` on the states and inputs
+ * (depend.c), the initial unknowns without (the standard then assumes
+ * every known may matter).
  * O(np + nout + ny + number of units^2); the units are few.
  */
 #include <string.h>
 
 #include "dyadrt.h"
-#include "fmi.h"
+#include "fmi_internal.h"
 
 typedef struct Desc {
     FILE *out;
@@ -266,31 +268,73 @@ static void derivative(Desc *d, uint32_t i)
 }
 
 /* One ModelStructure list; left out when empty (the schema wants at least
- * one Unknown in each). */
-static void section(Desc *d, const char *name, const uint32_t *idx, uint32_t n)
+ * one Unknown in each).  sets: NULL, or the dependencies of each. */
+static void section(Desc *d, const char *name, const uint32_t *idx, uint32_t n, const FmiDeps *deps,
+                    uint64_t *const *sets)
 {
     if (n == 0)
         return;
     fprintf(d->out, "    <%s>\n", name);
-    for (uint32_t i = 0; i < n; i++)
-        fprintf(d->out, "      <Unknown index=\"%u\"/>\n", idx[i]);
+    for (uint32_t i = 0; i < n; i++) {
+        fprintf(d->out, "      <Unknown index=\"%u\"", idx[i]);
+        if (sets)
+            fmi_deps_print(d->out, deps, sets[i]);
+        fputs("/>\n", d->out);
+    }
     fprintf(d->out, "    </%s>\n", name);
+}
+
+/* The expression of output column k (a copy column may have none). */
+static Expr *column_expr(const System *s, uint32_t k)
+{
+    if (s->out[k])
+        return s->out[k];
+    for (uint32_t c = 0; c < s->nout_copy; c++) {
+        const SysCopy *cp = &s->out_copy[c];
+        if (cp->dest != k)
+            continue;
+        switch ((SysSrc)cp->src) {
+        case SYS_SRC_Y: return expr_leaf(s->ctx, EXPR_Y, cp->index);
+        case SYS_SRC_YP: return expr_leaf(s->ctx, EXPR_YP, cp->index);
+        case SYS_SRC_P: return expr_leaf(s->ctx, EXPR_P, cp->index);
+        case SYS_SRC_TIME: return expr_time(s->ctx);
+        case SYS_SRC_CONST: return expr_const(s->ctx, cp->offset);
+        }
+    }
+    return expr_const(s->ctx, 0);
+}
+
+static uint64_t *new_set(Arena *a, const FmiDeps *deps)
+{
+    return ARENA_ARRAY(a, uint64_t, deps->words + 1);
 }
 
 static void model_structure(Desc *d, Arena *a)
 {
     const System *s = d->s;
     uint32_t *idx = ARENA_ARRAY(a, uint32_t, s->np + s->nout + s->ny + 1), n = 0;
+    uint64_t **sets = ARENA_ARRAY(a, uint64_t *, s->nout + s->ny + 1);
+    uint32_t *state_index = ARENA_ARRAY(a, uint32_t, s->ny + 1);
+    for (uint32_t i = 0; i < s->ny; i++)
+        state_index[i] = d->state_col[i] >= 0 ? d->col_idx[d->state_col[i]] : 0;
+    FmiDeps deps;
+    bool with = fmi_deps_build(&deps, a, s, state_index);
     fputs("  <ModelStructure>\n", d->out);
     for (uint32_t k = 0; k < s->nout; k++)
-        if (d->col_idx[k] && is_output(d->ovar[k]))
+        if (d->col_idx[k] && is_output(d->ovar[k])) {
+            if (with)
+                fmi_deps_of_expr(&deps, s, column_expr(s, k), sets[n] = new_set(a, &deps));
             idx[n++] = d->col_idx[k];
-    section(d, "Outputs", idx, n);
+        }
+    section(d, "Outputs", idx, n, &deps, with ? sets : NULL);
     n = 0;
     for (uint32_t i = 0; i < s->ny; i++)
-        if (d->state_col[i] >= 0)
+        if (d->state_col[i] >= 0) {
+            if (with)
+                sets[n] = deps.z + (size_t)i * deps.words;
             idx[n++] = d->der_idx[i];
-    section(d, "Derivatives", idx, n);
+        }
+    section(d, "Derivatives", idx, n, &deps, with ? sets : NULL);
     n = 0;
     for (uint32_t p = 0; p < s->np; p++)
         if (is_calculated_param(s, p))
@@ -301,7 +345,7 @@ static void model_structure(Desc *d, Arena *a)
     for (uint32_t i = 0; i < s->ny; i++)
         if (d->state_col[i] >= 0)
             idx[n++] = d->der_idx[i];
-    section(d, "InitialUnknowns", idx, n);
+    section(d, "InitialUnknowns", idx, n, NULL, NULL);
     fputs("  </ModelStructure>\n", d->out);
 }
 
@@ -351,11 +395,6 @@ static void default_experiment(Desc *d)
 
 int fmi_describe(FILE *out, const System *s, const FlatModel *m, const FmiExport *x)
 {
-    if (x->me && s->nclocks > 0) {
-        diag_error((Span){0}, "model `%s` has clocked partitions, which Model Exchange does not "
-                   "support yet; export it for Co-Simulation (--kind cs)", s->model_name);
-        return 1;
-    }
     Arena *a = arena_new();
     Desc d = {.out = out, .s = s, .m = m};
     int rc = map_vars(&d, a);

@@ -24,9 +24,8 @@ trap 'rm -rf "$tmp"' EXIT
 fail=0
 
 # name | dyadc arguments | stop | output interval | RK4 step | Dormand-Prince
-# tolerance | tolerances of the reference run (rtol atol); `-`: CS only (a
-# clocked model: Model Exchange does not support clocks yet) | CS tolerance
-# (`-`: the model's) | inputs NAME=VALUE,... (constants: fmi2SetReal in the
+# tolerance | tolerances of the reference run (rtol atol); `-`: CS only | CS
+# tolerance (`-`: the model's) | inputs NAME=VALUE,... (constants: fmi2SetReal in the
 # importer, a one-row --input table for dyadc run)
 models='
 msd|tests/sim/msd.dyad --no-stdlib --model MassSpringDamper|1|0.01|1e-3|1e-10|1e-10 1e-12
@@ -39,7 +38,7 @@ gear|tests/sim/index/gear.dyad --no-stdlib --model Gear|1|0.01|1e-3|1e-10|1e-10 
 rc_circuit|examples/rc_circuit/RCCircuit.dyad --model RCCircuit|2|0.01|1e-3|1e-10|1e-10 1e-12
 spring_chain|examples/spring_chain/SpringChain.dyad --model SpringChain|2|0.01|1e-3|1e-10|1e-10 1e-12
 heat_rod|examples/heat_rod/HeatRod.dyad --model HeatRod|5|0.05|2e-3|1e-10|1e-10 1e-12
-clocks|tests/golden/structure/Clocks.dyad --no-stdlib --model Clocks|1|0.01|-|-|-
+clocks|tests/golden/structure/Clocks.dyad --no-stdlib --model Clocks|1|0.01|1e-3|1e-10|1e-10 1e-12
 inputfilter|tests/sim/e2e/inputfilter.dyad --no-stdlib --model InputFilter|2|0.01|1e-3|1e-10|1e-10 1e-12|-|u=1
 '
 

@@ -240,6 +240,118 @@ START_TEST(zero_crossing_clock_roots) {
 }
 END_TEST
 
+/* ---------- first-tick relations ---------- */
+
+/* u_k = 1 + 0.1 k; y_0 = y0 = 0.5 (u@(clk-1) = u - y0 at the first tick),
+ * then 0.1; a_0 = 0 (a@(clk-1) = -u), a_k = u_1 + ... + u_k */
+START_TEST(first_tick_relations) {
+    StCsv c;
+    run_model(MODELS, "FirstTick", "1", "0.1", "clk_first.csv", &c);
+    int ku = col(&c, "u"), ky = col(&c, "y"), ka = col(&c, "a");
+    double err = 0;
+    int ticks = 0;
+    for (int r = 0; r < c.nrows; r = after_row(&c, r) + 1) {
+        int row = after_row(&c, r), k = tick_at(st_csv(&c, row, 0), 0.1);
+        ck_assert_int_ge(k, 0);
+        double u = 1 + 0.1 * k, y = k == 0 ? 0.5 : 0.1, a = 0;
+        for (int j = 1; j <= k; j++) a += 1 + 0.1 * j;
+        err = fmax(err, fabs(st_csv(&c, row, ku) - u) + fabs(st_csv(&c, row, ky) - y) +
+                            fabs(st_csv(&c, row, ka) - a));
+        ticks++;
+    }
+    fprintf(stderr, "FirstTick: %d ticks, max error %.3g\n", ticks, err);
+    ck_assert_int_eq(ticks, 11);
+    ck_assert_msg(err < 1e-12, "error %g", err);
+    st_csv_free(&c);
+}
+END_TEST
+
+/* ---------- SampleTime() of a zero-crossing clock ---------- */
+
+/* ticks at the roots sqrt(k) of sin(pi t^2), k = 1, 2, ...: the interval
+ * since the previous tick, 0 at the first */
+START_TEST(zero_crossing_sample_time) {
+    StCsv c;
+    run_model(MODELS, "CrossingIntervals", "2.5", "0.1", "clk_zcst.csv", &c);
+    int ks = col(&c, "st.y"), kn = col(&c, "n.y");
+    double err = 0;
+    int ticks = 0;
+    for (int r = 1; r < c.nrows; r++) {
+        if (st_csv(&c, r, kn) == st_csv(&c, r - 1, kn)) continue;
+        ticks++;
+        double want = ticks == 1 ? 0 : sqrt(ticks) - sqrt(ticks - 1);
+        ck_assert_int_eq((int)st_csv(&c, r, kn), ticks);
+        err = fmax(err, fabs(st_csv(&c, r, 0) - sqrt(ticks)) + fabs(st_csv(&c, r, ks) - want));
+    }
+    fprintf(stderr, "CrossingIntervals: %d ticks, max |interval - (sqrt k - sqrt(k-1))| %.3g\n", ticks, err);
+    ck_assert_int_eq(ticks, 6);
+    ck_assert_msg(err < 1e-8, "error %g", err);
+    st_csv_free(&c);
+}
+END_TEST
+
+/* ---------- clocked values in ifelse, functions, assertions ---------- */
+
+START_TEST(clocked_ifelse_function_assert) {
+    StCsv c;
+    run_model(MODELS, "ClockedIfFunAssert", "1", "0.1", "clk_ifa.csv", &c);
+    int ks = col(&c, "s"), kf = col(&c, "f");
+    double err = 0;
+    for (int r = 0; r < c.nrows; r = after_row(&c, r) + 1) {
+        int row = after_row(&c, r), k = tick_at(st_csv(&c, row, 0), 0.1);
+        double u = 0.1 * k, sv = u > 0.35 ? 1 : -1;
+        err = fmax(err, fabs(st_csv(&c, row, ks) - sv) + fabs(st_csv(&c, row, kf) - (2 * u + sv)));
+    }
+    fprintf(stderr, "ClockedIfFunAssert: max error %.3g\n", err);
+    ck_assert_msg(err < 1e-12, "error %g", err);
+    st_csv_free(&c);
+    /* fmax = 1: the tick at 0.4 (f = 1.8) fails the assertion, a user error */
+    char *argv[] = {(char *)DYADC, "run", (char *)SRC(MODELS), "--model", "ClockedIfFunAssert", "--stop", "1",
+                    "-p", "fmax=1", "-o", "clk_ifa_fail.csv", NULL};
+    ck_assert_int_eq(st_run(argv, "clk_ifa_fail.log"), 1);
+    char *log = st_slurp("clk_ifa_fail.log");
+    ck_assert_msg(strstr(log, "assertion failed at t = 0.4") && strstr(log, "f stays below fmax"), "%s", log);
+    free(log);
+}
+END_TEST
+
+/* ---------- NDelay's default, a period set at run time ---------- */
+
+START_TEST(ndelay_default_and_runtime_period) {
+    const char *dts[] = {"0.1", "0.25"};
+    for (int i = 0; i < 2; i++) {
+        char p[64], csv[64];
+        snprintf(p, sizeof p, "clock.dt=%s", dts[i]);
+        snprintf(csv, sizeof csv, "clk_nd_%d.csv", i);
+        char *argv[] = {(char *)DYADC, "run", (char *)SRC(MODELS), "--model", "DefaultNDelay", "--stop", "1",
+                        "--interval", "0.05", "-p", p, "-o", csv, NULL};
+        ck_assert_int_eq(st_run(argv, NULL), 0);
+        StCsv c;
+        ck_assert_int_eq(st_csv_read(csv, &c), 0);
+        double dt = atof(dts[i]), err = 0;
+        int ky = col(&c, "d.y"), ticks = 0;
+        for (int r = 0; r < c.nrows; r = after_row(&c, r) + 1) {
+            int row = after_row(&c, r);
+            double t = st_csv(&c, row, 0);
+            int k = (int)floor(t / dt + 1e-9);   /* the last tick at or before t */
+            err = fmax(err, fabs(st_csv(&c, row, ky) - (k == 0 ? -1 : (k - 1) * dt)));
+            ticks += tick_at(t, dt) >= 0;
+        }
+        fprintf(stderr, "DefaultNDelay dt %s: %d ticks, max error %.3g\n", dts[i], ticks, err);
+        ck_assert_int_eq(ticks, (int)floor(1 / dt + 1e-9) + 1);
+        ck_assert_msg(err < 1e-12, "error %g", err);
+        st_csv_free(&c);
+    }
+    /* a period of 0 given at run time: a clear error naming the clock */
+    char *argv[] = {(char *)DYADC, "run", (char *)SRC(MODELS), "--model", "DefaultNDelay", "--stop", "1",
+                    "-p", "clock.dt=0", "-o", "clk_nd_zero.csv", NULL};
+    ck_assert_int_eq(st_run(argv, "clk_nd_zero.log"), 1);
+    char *log = st_slurp("clk_nd_zero.log");
+    ck_assert_msg(strstr(log, "clock 'clock.clk': the period must be positive"), "%s", log);
+    free(log);
+}
+END_TEST
+
 /* ---------- the test components of DiscreteComponents ---------- */
 
 typedef struct {
@@ -301,6 +413,10 @@ int main(void) {
     tcase_add_test(tc, clocked_algebraic_loop);
     tcase_add_test(tc, pid_antiwindup_loop);
     tcase_add_test(tc, zero_crossing_clock_roots);
+    tcase_add_test(tc, first_tick_relations);
+    tcase_add_test(tc, zero_crossing_sample_time);
+    tcase_add_test(tc, clocked_ifelse_function_assert);
+    tcase_add_test(tc, ndelay_default_and_runtime_period);
     tcase_add_loop_test(tc, discrete_components_tests, 0, (int)(sizeof expects / sizeof expects[0]));
     suite_add_tcase(s, tc);
     int failed = check_failures(s);
