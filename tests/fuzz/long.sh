@@ -11,7 +11,7 @@ T=${2:-1800}
 status=0
 for F in fuzz_parse fuzz_pipeline; do
     mkdir -p "$D"
-    sh "$R/tests/fuzz/smoke.sh" "$D" "$T" "$F" > "$D/$F.log" 2>&1 || status=1
+    sh "$R/tests/fuzz/smoke.sh" "$D/$F" "$T" "$F" > "$D/$F.log" 2>&1 || status=1
     echo "$F: $(grep -E '^(Done|==[0-9]+==|SUMMARY)' "$D/$F.log" | tail -2 | tr '\n' ' ')"
     grep -E '^#[0-9]+.*(DONE|pulse)' "$D/$F.log" | tail -1
 done

@@ -3,13 +3,12 @@
 # .dyad files, fuzz TARGET (fuzz_parse or fuzz_pipeline, default
 # fuzz_parse) for SECONDS (default 30) with the Dyad dictionary.  Fails on
 # any crash, sanitizer report, hang, internal error or broken formatter
-# property.  Builds into DIR/TARGET.  Usage: smoke.sh DIR [SECONDS] [TARGET]
+# property.  Usage: smoke.sh DIR [SECONDS] [TARGET] (one DIR per TARGET)
 set -eu
 R=$(cd "$(dirname "$0")/../.." && pwd)
 D=$1
 T=${2:-30}
 F=${3:-fuzz_parse}
-D=$D/$F
 FUZZ_CC=$(command -v clang-19) sh "$R/tests/fuzz/build.sh" "$D" "$F" > /dev/null
 mkdir -p "$D/corpus"
 (cd "$R" && find . -name '*.dyad' -not -path './build*' | sed 's|^\./||') | while IFS= read -r f; do
