@@ -366,12 +366,15 @@ END_TEST
  * branches of `v > 0` drive v back across: exit 1 with a chattering error
  * at t = 2 naming the condition and its line, every row before it exact.
  * Before the fix the crossing back went unnoticed: exit 0, v = 4.5 at t = 5. */
-static void check_sliding(const char *model, const char *cond, const char *where, double t_expect) {
+static void check_sliding_atol(const char *model, const char *cond, const char *where, double t_expect,
+                               const char *atol) {
     char csv[128], log[128];
     snprintf(csv, sizeof csv, "e2e_%s.csv", model);
     snprintf(log, sizeof log, "e2e_%s.log", model);
     char *argv[] = {(char *)DYADC, "run", (char *)E2E("friction.dyad"), "--no-stdlib", "--model",
-                    (char *)model, "--stop", "5", "--interval", "0.01", "-o", csv, NULL};
+                    (char *)model, "--stop", "5", "--interval", "0.01", "-o", csv, "--atol", (char *)atol, NULL};
+    if (!atol)
+        argv[12] = NULL;
     int rc = st_run(argv, log);
     char *text = st_slurp(log);
     fprintf(stderr, "%s: exit %d\n%s", model, rc, text);
@@ -394,10 +397,17 @@ static void check_sliding(const char *model, const char *cond, const char *where
     st_csv_free(&c);
 }
 
+static void check_sliding(const char *model, const char *cond, const char *where, double t_expect) {
+    check_sliding_atol(model, cond, where, t_expect, NULL);
+}
+
 START_TEST(sliding_is_an_error) {
     check_sliding("Friction", "the condition `v > 0` (", "friction.dyad:13)", 2.0);
     check_sliding("FrictionSign", "the condition `sign(v)` (", "friction.dyad:24)", 2.0);
     check_sliding("Relay", "the condition `x > 0` (", "friction.dyad:32)", 0.0);
+    /* atol 1e-3: 5e-6 and 5e-5 after the stop |v| is within the error the
+     * tolerances allow (the check is repeated later), at 5e-4 beyond it */
+    check_sliding_atol("Friction", "the condition `v > 0` (", "friction.dyad:13)", 2.0, "1e-3");
 }
 END_TEST
 
