@@ -140,47 +140,6 @@ static int is_due(const DyrtSim *s, int32_t c, double t)
 
 /* ---------- Newton on a partition's loop ---------- */
 
-/* LU with partial pivoting of the column-major n x n matrix a; 0 singular */
-static int lu(double *a, int32_t n, int32_t *piv)
-{
-    for (int32_t j = 0; j < n; j++) {
-        int32_t p = j;
-        for (int32_t i = j + 1; i < n; i++)
-            if (fabs(a[j * n + i]) > fabs(a[j * n + p]))
-                p = i;
-        piv[j] = p;
-        if (a[j * n + p] == 0 || !isfinite(a[j * n + p]))
-            return 0;
-        for (int32_t k = 0; k < n; k++) {
-            double t = a[k * n + j];
-            a[k * n + j] = a[k * n + p];
-            a[k * n + p] = t;
-        }
-        for (int32_t i = j + 1; i < n; i++) {
-            double f = a[j * n + i] /= a[j * n + j];
-            for (int32_t k = j + 1; k < n; k++)
-                a[k * n + i] -= f * a[k * n + j];
-        }
-    }
-    return 1;
-}
-
-static void lu_solve(const double *a, int32_t n, const int32_t *piv, double *b)
-{
-    for (int32_t j = 0; j < n; j++) {
-        double t = b[j];
-        b[j] = b[piv[j]];
-        b[piv[j]] = t;
-        for (int32_t i = j + 1; i < n; i++)
-            b[i] -= a[j * n + i] * b[j];
-    }
-    for (int32_t j = n - 1; j >= 0; j--) {
-        b[j] /= a[j * n + j];
-        for (int32_t i = 0; i < j; i++)
-            b[i] -= a[j * n + i] * b[j];
-    }
-}
-
 static double max_abs(const double *v, int32_t n)
 {
     double m = 0;
@@ -224,11 +183,11 @@ static int newton(DyrtSim *s, int32_t c, double t)
         if (norm == 0)
             return 0;
         m->tick_jacobian[c](t, w, s->p, k->jac);
-        if (!lu(k->jac, n, k->piv))
+        if (!dyrt_lu(k->jac, n, k->piv))
             return newton_failed(s, c, t, "have a singular Jacobian", norm);
         for (int32_t i = 0; i < n; i++)
             dw[i] = -r[i];
-        lu_solve(k->jac, n, k->piv, dw);
+        dyrt_lu_solve(k->jac, n, k->piv, dw);
         double lambda = 1, tn = trial_norm(s, c, t, lambda);
         for (int h = 0; h < NEWTON_MAX_HALVINGS && !(tn < norm); h++)
             tn = trial_norm(s, c, t, lambda *= 0.5);

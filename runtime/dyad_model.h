@@ -43,6 +43,12 @@
  *   If init_n == 0, the runtime takes `start` as the starting point and lets
  *   IDACalcIC compute the algebraic unknowns and y' with the differential
  *   unknowns fixed (y_is_diff).
+ *   Initialization blocks (ABI 6): the square system's BLT, init_nblocks
+ *   blocks in dependency order; block b's rows and the unknowns they
+ *   determine are init_block_rows/cols[init_block_ptr[b] ..
+ *   init_block_ptr[b+1]).  The runtime solves them in that order, each on
+ *   its own with the blocks before it fixed, and leaves what it cannot to
+ *   the whole-system Newton.
  *
  * State sets (ABI 5): dynamic state selection.  Set k chooses, of its
  * ncand candidate variables x_i, nstates as states; the others are
@@ -336,6 +342,20 @@ typedef struct DyrtModel {
     int32_t set_neval;                /* length of set_eval's output */
     DyrtOutputsFn set_eval;           /* every set's Jacobian (row-major), then the
                                          candidates' values, then their derivatives */
+
+    /* ABI 6, appended (NULL: none): out_conn[k] = 1 when output column k
+     * is a field of a connector (`r.p.v`) or an input (`g.u`), 0 for a
+     * variable a component declares (`r.v`) or a block's output (`g.y`).  The default result columns leave out the
+     * connector fields whose value another column already holds
+     * (docs/RUNTIME.md, "Output"). */
+    const unsigned char *out_conn;    /* [nout] */
+
+    /* ABI 6, appended (0 / NULL: none): the initialization system's BLT,
+     * blocks in dependency order (see "Initialization blocks"). */
+    int32_t init_nblocks;
+    const int32_t *init_block_ptr;    /* [init_nblocks+1] into the next two */
+    const int32_t *init_block_rows;   /* [init_n] the block's init equations */
+    const int32_t *init_block_cols;   /* [init_n] the unknown each determines */
 } DyrtModel;
 
 #endif

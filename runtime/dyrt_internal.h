@@ -68,9 +68,16 @@ enum { DYRT_MISMATCH = 1, DYRT_MISMATCH_NOISE = 2 };
 /* -v lists the times of the first DYRT_EVENT_LOG events. */
 #define DYRT_EVENT_LOG 32
 
+/* why the block-wise initialization left blocks to the whole-system Newton */
+enum { DYRT_INIT_LEFT_UNSOLVED, DYRT_INIT_LEFT_BUDGET, DYRT_INIT_LEFT_DEEP };
+
 typedef struct DyrtStats {
     long init_iters;           /* Newton iterations of the initialization */
     long init_res_evals;       /* initialization residual evaluations */
+    int init_blocks, init_levels; /* of the init BLT (initblock.c) */
+    long init_block_rounds;    /* its Newton steps (one per level and iteration) */
+    int init_left;             /* 1 + first block left to the whole-system Newton, 0 none */
+    int init_left_why;         /* ... why: DYRT_INIT_LEFT_* */
     long events;               /* zero crossings handled */
     long reinits;              /* IDAReInit calls (events and tstops) */
     double event_t[DYRT_EVENT_LOG]; /* times of the first events, for -v */
@@ -118,6 +125,7 @@ typedef struct DyrtSets {
     int njac, ncand;           /* its Jacobian entries, candidates */
     double *mat, *lu;          /* elimination scratch */
     int *dummy, *best, *pick;  /* [max ncand] */
+    double *qstart;            /* [nsets] the best choice's pivot at the start */
     long switches;
     DyrtSetSwitch log[DYRT_EVENT_LOG];
 } DyrtSets;
@@ -223,6 +231,8 @@ int dyrt_parse_double(const char *s, double *v);
 const char *dyrt_closest(const char *name, const char *const *names, int n);
 int dyrt_find(const char *name, const char *const *names, int n);
 void *dyrt_calloc(size_t n, size_t size);
+int dyrt_lu(double *a, int32_t n, int32_t *piv);
+void dyrt_lu_solve(const double *a, int32_t n, const int32_t *piv, double *b);
 size_t dyrt_location_at(const char *name);
 int dyrt_check_model(const DyrtModel *m);
 void dyrt_interrupts_catch(void);
@@ -250,6 +260,9 @@ void dyrt_inputs_free(DyrtSim *s);
 int dyrt_mat_wanted(const char *path);
 int dyrt_mat_row(DyrtRun *r, double t, const double *vals);
 int dyrt_mat_close(DyrtRun *r);
+
+/* columns.c */
+int dyrt_select_columns(DyrtRun *r);
 
 /* output.c */
 int dyrt_output_setup(DyrtRun *r);
@@ -319,6 +332,7 @@ void dyrt_sets_free(DyrtSim *s);
 void dyrt_sets_criteria(DyrtSim *s, double t, const double *y, const double *yp, double *g);
 int dyrt_sets_switch(DyrtSim *s, double t, double *y, double *yp, const int *roots);
 void dyrt_sets_stats(const DyrtSim *s, FILE *f);
+void dyrt_sets_explain(DyrtSim *s, double t, const double *y, const double *yp);
 
 /* solver.c: the smallest step that still makes progress at time t */
 double dyrt_min_step(double t);

@@ -240,6 +240,8 @@ fmi2Component fmi2Instantiate(fmi2String instanceName, fmi2Type fmuType, fmi2Str
         why = "the GUID does not match this binary's modelDescription.xml";
     else if (dyrt_check_model(f->m) != 0)
         why = "malformed model descriptor";
+    else if (fmuType == fmi2ModelExchange && f->m->nsets > 0)
+        why = "this binary switches state sets (exported with --kind cs): Co-Simulation only";
     else if (alloc_fmu(f) != 0)
         why = "out of memory";
     if (why) {

@@ -1,8 +1,10 @@
 /*
  * init.c -- consistent starting values y0, y'0 for IDA.
  *
- * With an initialization system (init_n > 0) we solve init_residual(t0, z, p)
- * = 0 for z by Newton's method, damped by a backtracking line search on the
+ * With an initialization system (init_n > 0) its blocks are solved one
+ * level after the other first (initblock.c); what they leave, we solve
+ * init_residual(t0, z, p) = 0 for z by Newton's method from there (when
+ * they solved everything, one evaluation confirms it), damped by a backtracking line search on the
  * merit function phi(z) = |r(z)|^2 / 2 with the Armijo condition
  * phi(z + s dz) <= (1 - 2e-4 s) phi(z) (Dennis & Schnabel, Alg. A6.3.1,
  * halving s).  The Newton matrix is the model's sparse init Jacobian in CSC
@@ -27,35 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <klu.h>
-
-#include "dyrt_internal.h"
-
-#define NEWTON_MAXITER 100
-#define NEWTON_FTOL 1e-10      /* |r|_inf below this: converged */
-#define NEWTON_STEPTOL 1e-14   /* relative step below this ... */
-#define NEWTON_FTOL_LOOSE 1e-6 /* ... and |r|_inf below this: converged */
-#define NEWTON_MINSTEP 1e-10   /* smallest line-search step factor */
-#define NEWTON_PERTURBATIONS 3 /* retries at nearby points when J is singular */
-#define CHECK_RTOL 1e-6        /* a check holds: |lhs - rhs| <= this * max(1, |lhs|, |rhs|) */
-
-typedef struct Newton {
-    DyrtSim *s;
-    const DyrtModel *m;
-    const double *p;
-    double t0;
-    int n;
-    int *colptr, *rowidx;      /* int copies of the pattern for KLU */
-    double *z, *r, *dz, *zt, *rt, *vals; /* r, rt: [n + 2 * init_ncheck] (checks last) */
-    klu_symbolic *sym;
-    klu_common common;
-    long iters, evals;
-    /* --initial overrides: row over_row[k] reads z[over_z[k]] - over_val[k] */
-    int nover;
-    int *over_row, *over_z, *over_pos; /* over_pos: (row, z) entry in vals */
-    double *over_val;
-    unsigned char *row_over;   /* [n] 1 when the row is overridden */
-} Newton;
+#include "dyrt_init.h"
 
 static int newton_alloc(Newton *nw, const DyrtModel *m)
 {
@@ -97,18 +71,18 @@ static void newton_free(Newton *nw)
     free(nw->rt);
 }
 
-/* r = F(z); 0 when evaluated and finite. */
-static int eval(Newton *nw, const double *z, double *r)
+/* r = F(z); 0 when evaluated and finite.  Every row is written either
+ * way (the block-wise solver reads the rows it needs). */
+int dyrt_init_eval(Newton *nw, const double *z, double *r)
 {
     nw->evals++;
-    if (nw->m->init_residual(nw->t0, z, nw->p, r) != 0)
-        return -1;
+    int rc = nw->m->init_residual(nw->t0, z, nw->p, r);
     for (int k = 0; k < nw->nover; k++)
         r[nw->over_row[k]] = z[nw->over_z[k]] - nw->over_val[k];
     for (int i = 0; i < nw->n; i++)
         if (!isfinite(r[i]))
             return -1;
-    return 0;
+    return rc ? -1 : 0;
 }
 
 static double norm_inf(const double *v, int n)
@@ -128,20 +102,20 @@ static double half_sq(const double *v, int n)
     return 0.5 * s;
 }
 
-/* The model's init Jacobian, with the overridden rows replaced by unit rows. */
-static int jacobian(Newton *nw)
+/* The model's init Jacobian, with the overridden rows replaced by unit
+ * rows; every entry is written, -1 when one is NaN. */
+int dyrt_init_jacobian(Newton *nw)
 {
-    if (nw->m->init_jacobian(nw->t0, nw->z, nw->p, nw->vals) != 0)
-        return -1;
+    int rc = nw->m->init_jacobian(nw->t0, nw->z, nw->p, nw->vals) != 0 ? -1 : 0;
     if (nw->nover == 0)
-        return 0;
+        return rc;
     int nnz = nw->colptr[nw->n];
     for (int k = 0; k < nnz; k++)
         if (nw->row_over[nw->rowidx[k]])
             nw->vals[k] = 0;
     for (int k = 0; k < nw->nover; k++)
         nw->vals[nw->over_pos[k]] = 1;
-    return 0;
+    return rc;
 }
 
 /* " (unknowns x, der(x))": the unknowns occurring in init equation `row`,
@@ -165,7 +139,7 @@ static size_t row_unknowns(const Newton *nw, int row, char *buf, size_t size)
 }
 
 /* One equation for a message: its source text when the model has it. */
-static size_t describe_row(const Newton *nw, int row, char *buf, size_t size)
+size_t dyrt_init_describe(const Newton *nw, int row, char *buf, size_t size)
 {
     const char *const *names = nw->m->init_eq_names;
     size_t len;
@@ -204,7 +178,7 @@ static void largest_residuals(const Newton *nw, char *buf, size_t size)
             len += (size_t)snprintf(buf + len, size - len, "; ");
         if (len >= size)
             break;
-        len += describe_row(nw, best, buf + len, size - len);
+        len += dyrt_init_describe(nw, best, buf + len, size - len);
         if (len + 1 >= size)
             break;
     }
@@ -235,7 +209,7 @@ static int nonfinite(const Newton *nw, const char *where)
         }
         if (n > 1)
             len += (size_t)snprintf(rows + len, sizeof rows - len, "; ");
-        len += describe_row(nw, i, rows + len, sizeof rows - len);
+        len += dyrt_init_describe(nw, i, rows + len, sizeof rows - len);
     }
     dyrt_error("initialization failed: not finite %s: %s", where, n ? rows : "?");
     DyrtSim *s = nw->s;
@@ -260,7 +234,7 @@ static int perturb(Newton *nw, int attempt)
     double scale = 1e-4 * (double)(attempt + 1);
     for (int i = 0; i < nw->n; i++)
         nw->z[i] += scale * (1 + fabs(nw->z[i])) * (i % 2 ? -1.0 : 1.0);
-    return eval(nw, nw->z, nw->r);
+    return dyrt_init_eval(nw, nw->z, nw->r);
 }
 
 /* dz = -J^-1 r with KLU.  When J is singular at z, retry at a few nearby
@@ -268,8 +242,13 @@ static int perturb(Newton *nw, int attempt)
 static int newton_direction(Newton *nw)
 {
     klu_numeric *num = NULL;
+    if (!nw->sym && !(nw->sym = klu_analyze(nw->n, nw->colptr, nw->rowidx, &nw->common))) {
+        dyrt_error("internal: KLU analysis of the initialization Jacobian failed (status %d)",
+                   nw->common.status);
+        return DYRT_EXIT_INTERNAL;
+    }
     for (int attempt = 0; !num; attempt++) {
-        if (jacobian(nw) != 0)
+        if (dyrt_init_jacobian(nw) != 0)
             return fail(nw, "the Jacobian cannot be evaluated");
         num = klu_factor(nw->colptr, nw->rowidx, nw->vals, nw->sym, &nw->common);
         if (!num && (attempt == NEWTON_PERTURBATIONS || perturb(nw, attempt) != 0))
@@ -290,7 +269,7 @@ static double line_search(Newton *nw)
     for (double s = 1.0; s >= NEWTON_MINSTEP; s *= 0.5) {
         for (int i = 0; i < nw->n; i++)
             nw->zt[i] = nw->z[i] + s * nw->dz[i];
-        if (eval(nw, nw->zt, nw->rt) == 0 && half_sq(nw->rt, nw->n) <= (1 - 2e-4 * s) * phi) {
+        if (dyrt_init_eval(nw, nw->zt, nw->rt) == 0 && half_sq(nw->rt, nw->n) <= (1 - 2e-4 * s) * phi) {
             memcpy(nw->z, nw->zt, sizeof(double) * (size_t)nw->n);
             memcpy(nw->r, nw->rt, sizeof(double) * (size_t)nw->n);
             return s;
@@ -313,7 +292,7 @@ static double relative_step(const Newton *nw, double s)
 
 static int newton_solve(Newton *nw)
 {
-    if (eval(nw, nw->z, nw->r) != 0)
+    if (dyrt_init_eval(nw, nw->z, nw->r) != 0)
         return nonfinite(nw, "at the initial guess");
     while (norm_inf(nw->r, nw->n) > NEWTON_FTOL) {
         if (nw->iters >= NEWTON_MAXITER)
@@ -322,6 +301,8 @@ static int newton_solve(Newton *nw)
         int rc = newton_direction(nw);
         if (rc)
             return rc;
+        if (relative_step(nw, 1.0) < NEWTON_STEPTOL && norm_inf(nw->r, nw->n) <= NEWTON_FTOL_LOOSE)
+            break; /* converged to rounding: |r| ~ eps |terms| */
         double s = line_search(nw);
         if (s == 0)
             return fail(nw, "the line search found no decrease");
@@ -389,7 +370,7 @@ static int check_relations(Newton *nw)
     int n = nw->n, bad = 0;
     if (m->init_ncheck <= 0)
         return 0;
-    if (eval(nw, nw->z, nw->r) != 0)
+    if (dyrt_init_eval(nw, nw->z, nw->r) != 0)
         return fail(nw, "the residual cannot be evaluated at the solution");
     for (int k = 0; k < m->init_ncheck; k++) {
         double a = nw->r[n + 2 * k], b = nw->r[n + 2 * k + 1];
@@ -407,27 +388,44 @@ static int check_relations(Newton *nw)
     return bad ? DYRT_EXIT_USER : 0;
 }
 
+/* The init BLT stays valid under the --initial overrides when each
+ * overridden row determines the unknown it now fixes. */
+static int blocks_hold(const Newton *nw)
+{
+    const DyrtModel *m = nw->m;
+    if (m->init_nblocks <= 0 || !m->init_block_ptr)
+        return 0;
+    for (int k = 0; k < nw->nover; k++) {
+        int i = 0;
+        while (i < nw->n && m->init_block_rows[i] != nw->over_row[k])
+            i++;
+        if (i == nw->n || m->init_block_cols[i] != nw->over_z[k])
+            return 0;
+    }
+    return 1;
+}
+
 static int solve_init_system(DyrtSim *s)
 {
     const DyrtModel *m = s->m;
     Newton nw = {.s = s, .m = m, .p = s->p, .t0 = s->start};
+    InitBlocks ib = {.failed = -1};
     int rc = newton_alloc(&nw, m);
-    if (!rc) {
-        klu_defaults(&nw.common);
-        nw.sym = klu_analyze(nw.n, nw.colptr, nw.rowidx, &nw.common);
-        if (!nw.sym) {
-            dyrt_error("internal: KLU analysis of the initialization Jacobian failed (status %d)",
-                       nw.common.status);
-            rc = DYRT_EXIT_INTERNAL;
-        }
-    }
+    klu_defaults(&nw.common);
     if (!rc)
         rc = setup_overrides(&nw, s);
     if (!rc) {
         m->init_guess(s->start, s->p, nw.z);
         for (int k = 0; k < nw.nover; k++)
             nw.z[nw.over_z[k]] = nw.over_val[k];
+        if (blocks_hold(&nw))
+            rc = dyrt_init_blocks(&nw, &ib);
+    }
+    if (!rc) {
+        /* what the blocks left; else one evaluation confirms their solution */
         rc = newton_solve(&nw);
+        if (rc && ib.failed >= 0 && ib.left == DYRT_INIT_LEFT_UNSOLVED)
+            dyrt_error("initialization: %s; the whole-system Newton from there failed too", ib.why);
     }
     if (!rc)
         rc = check_relations(&nw);
@@ -435,6 +433,11 @@ static int solve_init_system(DyrtSim *s)
         m->init_finish(s->start, nw.z, s->p, s->y0, s->yp0);
     s->stats.init_iters = nw.iters;
     s->stats.init_res_evals = nw.evals;
+    s->stats.init_blocks = ib.nblocks;
+    s->stats.init_levels = ib.nlevels;
+    s->stats.init_block_rounds = ib.rounds;
+    s->stats.init_left = ib.failed + 1;
+    s->stats.init_left_why = ib.left;
     newton_free(&nw);
     return rc;
 }

@@ -102,6 +102,8 @@ static int sim_failed(DyrtSim *s, int flag, const char *what)
         dyrt_explain_point(s, s->bad_res, s->bad_t, s->bad_y, s->bad_yp);
     else if (flag == IDA_FIRST_RES_FAIL || flag == IDA_NO_RECOVERY || flag == IDA_LINESEARCH_FAIL)
         fputs("note: the initial values may be inconsistent\n", stderr);
+    if (s->yy && s->yp)
+        dyrt_sets_explain(s, t, N_VGetArrayPointer(s->yy), N_VGetArrayPointer(s->yp));
     return DYRT_EXIT_USER;
 }
 

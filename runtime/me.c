@@ -125,6 +125,8 @@ static int update(DyrtMe *me, double *y, double *yp)
 int dyrt_me_solve(DyrtMe *me, double t, double *y, double *yp, const double *p)
 {
     const DyrtModel *m = me->m;
+    if (me->n == 0)            /* nothing to solve (a purely clocked model) */
+        return 0;
     for (int it = 0; it < DYRT_ME_MAXITER; it++) {
         if (m->residual(t, y, yp, p, me->r) != 0)
             return DYRT_EXIT_USER;

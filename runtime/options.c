@@ -3,7 +3,7 @@
  *
  * Input: argv.  Output: a DyrtOptions whose numbers are checked (finite,
  * tolerances >= 0, interval > 0, --saveat ascending).  Names (-p, --initial,
- * --vars) are only split here; simulate.c checks them against the model.
+ * --vars) are only split here; simulate.c and columns.c check them against the model.
  * Options take their value as the next argument or after `=`
  * (`--stop 2`, `--stop=2`, `-p k=1`, `-pk=1`).
  */
@@ -38,7 +38,7 @@ static const OptSpec optspecs[] = {
     {"-p", OPT_PARAM, 1, "-p, --param NAME=VALUE", "set a parameter (repeatable)"},
     {"--param", OPT_PARAM, 1, NULL, NULL},
     {"--initial", OPT_INITIAL, 1, "--initial NAME=VALUE", "initial value of a variable (repeatable)"},
-    {"--vars", OPT_VARS, 1, "--vars NAME,...", "output columns, in this order"},
+    {"--vars", OPT_VARS, 1, "--vars NAME,...", "output columns in order: names, patterns (x[*].s, *.v), all (default: own variables)"},
     {"-o", OPT_OUTPUT, 1, "-o, --output FILE", "result CSV (default <model name>.csv; - = stdout)"},
     {"--output", OPT_OUTPUT, 1, NULL, NULL},
     {"--plot", OPT_PLOT, 1, "--plot FILE.png|svg", "also plot the output columns (needs gnuplot)"},

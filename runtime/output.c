@@ -7,7 +7,10 @@
  * double (dyrt_format_double, numfmt.c).  A row is formatted into one buffer and written with
  * one fwrite, then flushed, so a failed simulation -- every failure path of
  * the runtime -- leaves every row computed before the failure; only a hard
- * crash in the middle of a row can lose that row.  Output times: the uniform grid
+ * crash in the middle of a row can lose that row.  The file is created (or
+ * truncated) only with the first row: a run that cannot start (bad -p,
+ * --initial, a failed initialization) leaves none, or the old one.
+ * Which columns: columns.c.  Output times: the uniform grid
  * t_k = start + k*interval (computed by multiplication, never by summing, so
  * there is no drift) with the last time exactly `stop`, or the --saveat list.
  */
@@ -15,6 +18,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "dyrt_internal.h"
 #include "numfmt.h"
@@ -44,28 +48,14 @@ static int copy_columns(DyrtRun *r)
 static int select_columns(DyrtRun *r)
 {
     const DyrtModel *m = r->m;
-    const DyrtOptions *o = r->o;
-    int n = o->nvars ? o->nvars : m->nout;
-    r->cols = dyrt_calloc((size_t)n, sizeof *r->cols);
+    int rc = dyrt_select_columns(r);
+    if (rc)
+        return rc;
     r->outbuf = dyrt_calloc((size_t)m->nout, sizeof *r->outbuf);
     r->tickbuf = dyrt_calloc((size_t)m->nout, sizeof *r->tickbuf);
-    r->rowbuf = dyrt_calloc((size_t)n + 1, DYRT_FMT_MAX + 1);
-    if (!r->cols || !r->outbuf || !r->tickbuf || !r->rowbuf)
+    r->rowbuf = dyrt_calloc((size_t)r->ncols + 1, DYRT_FMT_MAX + 1);
+    if (!r->outbuf || !r->tickbuf || !r->rowbuf)
         return DYRT_EXIT_INTERNAL;
-    for (int k = 0; k < n; k++) {
-        int i = o->nvars ? dyrt_find(o->vars[k], m->out_names, m->nout) : k;
-        if (i < 0 && strcmp(o->vars[k], "time") == 0)
-            continue;          /* time is always the first column */
-        if (i < 0) {
-            const char *near = dyrt_closest(o->vars[k], m->out_names, m->nout);
-            if (near)
-                dyrt_error("--vars: unknown variable '%s'; did you mean '%s'?", o->vars[k], near);
-            else
-                dyrt_error("--vars: unknown variable '%s'", o->vars[k]);
-            return DYRT_EXIT_USER;
-        }
-        r->cols[r->ncols++] = i;
-    }
     return copy_columns(r);
 }
 
@@ -117,20 +107,49 @@ static double resolve_interval(const DyrtRun *r)
     return span > 0 ? span / 500 : 1.0;
 }
 
-static int open_output(DyrtRun *r)
+/* The result file's path; "-" is stdout. */
+static void output_path(DyrtRun *r)
 {
     const char *path = r->o->output;
-    char def[512];
-    if (path && strcmp(path, "-") == 0) {
+    if (!path)
+        snprintf(r->out_path, sizeof r->out_path, "%s.csv", r->m->name ? r->m->name : "out");
+    else
+        snprintf(r->out_path, sizeof r->out_path, "%s", path);
+    r->mat = strcmp(r->out_path, "-") != 0 && dyrt_mat_wanted(r->out_path);
+}
+
+/* Before the simulation starts: can the file be written?  Nothing is
+ * created or truncated yet (open_output does that with the first row), so
+ * a run that cannot start leaves an existing result as it was. */
+static int check_output(DyrtRun *r)
+{
+    const char *path = r->out_path;
+    if (strcmp(path, "-") == 0 || access(path, W_OK) == 0)
+        return 0;
+    int err = errno;
+    if (err == ENOENT) {
+        char dir[sizeof r->out_path];
+        snprintf(dir, sizeof dir, "%s", path);
+        char *slash = strrchr(dir, '/');
+        if (slash == dir)
+            slash[1] = '\0';
+        else if (slash)
+            *slash = '\0';
+        if (access(slash ? dir : ".", W_OK | X_OK) == 0)
+            return 0;
+        err = errno;
+    }
+    dyrt_error("cannot open '%s' for writing: %s", path, strerror(err));
+    return DYRT_EXIT_USER;
+}
+
+static int open_output(DyrtRun *r)
+{
+    const char *path = r->out_path;
+    if (strcmp(path, "-") == 0) {
         r->out = stdout;
         return 0;
     }
-    if (!path) {
-        snprintf(def, sizeof def, "%s.csv", r->m->name ? r->m->name : "out");
-        path = def;
-    }
-    snprintf(r->out_path, sizeof r->out_path, "%s", path);
-    r->mat = dyrt_mat_wanted(path);
     r->out = fopen(path, r->mat ? "wb" : "w");
     if (!r->out) {
         dyrt_error("cannot open '%s' for writing: %s", path, strerror(errno));
@@ -160,11 +179,18 @@ int dyrt_output_setup(DyrtRun *r)
     int rc = select_columns(r);
     if (!rc)
         rc = r->o->nsaveat ? saveat_times(r) : grid_times(r, resolve_interval(r));
-    if (!rc)
-        rc = open_output(r);
-    if (!rc)
-        rc = write_header(r);
+    if (!rc) {
+        output_path(r);
+        rc = check_output(r);
+    }
     return rc;
+}
+
+/* With the first row: the file, its header. */
+static int begin_output(DyrtRun *r)
+{
+    int rc = open_output(r);
+    return rc ? rc : write_header(r);
 }
 
 /* The row of the current point of the simulation: only its columns are
@@ -186,6 +212,8 @@ int dyrt_output_row(DyrtRun *r)
 int dyrt_output_values(DyrtRun *r, double t, const double *vals)
 {
     int rc = dyrt_check_outputs(r->sim, vals);  /* no NaN written as data */
+    if (!rc && !r->out)
+        rc = begin_output(r);
     if (rc)
         return rc;
     double t0 = dyrt_now();

@@ -264,6 +264,17 @@ void dyrt_print_stats(const DyrtSim *s, FILE *f)
     dyrt_sets_stats(s, f);
     if (s->m->nclocks > 0)
         fprintf(f, "  clocks %d, partition ticks %ld\n", (int)s->m->nclocks, s->clk.ticks);
+    if (s->stats.init_blocks > 0 && !s->stats.init_left)
+        fprintf(f, "  initialization: %d blocks in %d levels, %ld block Newton steps, "
+                "whole-system Newton not needed\n", s->stats.init_blocks, s->stats.init_levels,
+                s->stats.init_block_rounds);
+    else if (s->stats.init_blocks > 0)
+        fprintf(f, "  initialization: %d blocks in %d levels, %ld block Newton steps, "
+                "whole-system Newton from block %d (%s)\n", s->stats.init_blocks, s->stats.init_levels,
+                s->stats.init_block_rounds, s->stats.init_left,
+                s->stats.init_left_why == DYRT_INIT_LEFT_DEEP     ? "a deep chain of levels"
+                : s->stats.init_left_why == DYRT_INIT_LEFT_BUDGET ? "evaluation budget spent"
+                                                                  : "not solved on its own");
     fprintf(f, "  initialization: %ld Newton iterations, %ld residual evals\n",
             s->stats.init_iters, s->stats.init_res_evals);
 }

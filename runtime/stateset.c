@@ -34,6 +34,9 @@
 /* at an event a set switches below DYRT_SET_SWITCH * (1 + this): IDA
  * places a root within its tolerance on either side */
 #define DYRT_SET_ROOT_TOL 1e-3
+/* after a failure: every choice is singular when the best pivot is below
+ * this fraction of the best at the start */
+#define DYRT_SET_SINGULAR 1e-3
 /* sets with at most this many choices are searched exhaustively */
 #define DYRT_SET_ENUM_MAX 256
 
@@ -53,6 +56,8 @@ int dyrt_event_follows_sign(const DyrtModel *m, int k)
 }
 
 static int switch_set(DyrtSim *s, double t, int k, double *y, double *yp);
+static int schur(DyrtSim *s, const SetInfo *z);
+static double best_choice(DyrtSim *s, const double *S, int R, int ncand, int *best);
 
 /* The compiler chose with the parameters' defaults; with this run's, the
  * start values (initial values, guesses) may call for another choice, and
@@ -69,8 +74,13 @@ static int start_choice(DyrtSim *s)
     }
     dyrt_model_start(m, s->start, s->p, y, yp);
     m->set_eval(s->start, y, yp, s->p, s->sets.eval);
-    for (int k = 0; k < m->nsets; k++)
+    for (int k = 0; k < m->nsets; k++) {
         switch_set(s, s->start, k, y, yp);
+        SetInfo z = set_info(m, k);
+        int R = schur(s, &z);
+        if (R > 0 && R <= z.ncand)
+            s->sets.qstart[k] = best_choice(s, s->sets.mat, R, z.ncand, s->sets.best);
+    }
     s->sets.switches = 0;              /* a choice, not a switch */
     free(y);
     free(yp);
@@ -103,7 +113,9 @@ int dyrt_sets_setup(DyrtSim *s)
     s->sets.dummy = dyrt_calloc((size_t)cand, sizeof(int));
     s->sets.best = dyrt_calloc((size_t)cand, sizeof(int));
     s->sets.pick = dyrt_calloc((size_t)cand, sizeof(int));
-    if (!s->sets.eval || !s->sets.mat || !s->sets.lu || !s->sets.dummy || !s->sets.best || !s->sets.pick)
+    s->sets.qstart = dyrt_calloc((size_t)m->nsets, sizeof(double));
+    if (!s->sets.eval || !s->sets.mat || !s->sets.lu || !s->sets.dummy || !s->sets.best || !s->sets.pick ||
+        !s->sets.qstart)
         return DYRT_EXIT_INTERNAL;
     return start_choice(s);
 }
@@ -116,6 +128,7 @@ void dyrt_sets_free(DyrtSim *s)
     free(s->sets.dummy);
     free(s->sets.best);
     free(s->sets.pick);
+    free(s->sets.qstart);
 }
 
 /* Eliminate the fixed columns of the set's matrix (copied to mat); the R
@@ -333,6 +346,51 @@ int dyrt_sets_switch(DyrtSim *s, double t, double *y, double *yp, const int *roo
             n += switch_set(s, t, k, y, yp);
     }
     return n;
+}
+
+/* "x, y" into buf: candidates cols[0..n) of set z (all when cols NULL) */
+static const char *cand_list(const DyrtSim *s, const SetInfo *z, const int *cols, int n, char *buf, size_t size)
+{
+    const char *const *names = s->m->set_cand_names;
+    size_t len = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < n && len + 1 < size; i++) {
+        int c = cols ? cols[i] : i;
+        len += (size_t)snprintf(buf + len, size - len, "%s%s", i ? ", " : "", names ? names[z->cand_first + c] : "?");
+    }
+    return buf;
+}
+
+/* After a failed step at (t, y, yp): a note for each set whose equations
+ * cannot be solved for any choice of its dummies there (the best pivot is
+ * below DYRT_SET_SINGULAR of the best at the start: a singular
+ * configuration, which no state selection helps), or whose current choice had
+ * degraded below the switching threshold (the failure came first). */
+void dyrt_sets_explain(DyrtSim *s, double t, const double *y, const double *yp)
+{
+    const DyrtModel *m = s->m;
+    if (m->nsets <= 0 || !s->sets.eval || !y || !yp)
+        return;
+    m->set_eval(t, y, yp, s->p, s->sets.eval);
+    for (int k = 0; k < m->nsets; k++) {
+        SetInfo z = set_info(m, k);
+        int R = schur(s, &z);
+        if (R <= 0 || R > z.ncand || current_dummies(s, &z, s->sets.dummy) != R)
+            continue;
+        double qb = best_choice(s, s->sets.mat, R, z.ncand, s->sets.best);
+        double qc = quality(s, s->sets.mat, R, z.ncand, s->sets.dummy);
+        char all[512], cur[512];
+        cand_list(s, &z, NULL, z.ncand, all, sizeof all);
+        if (!(qb > DYRT_SET_SINGULAR * s->sets.qstart[k]))
+            fprintf(stderr, "note: state set %d of {%s}: at t = %s its equations can hardly be solved for any %d "
+                    "of the candidates: every choice of states is (nearly) singular, the best pivot %.3g of the "
+                    "start's (a singular configuration, which no state selection avoids)\n", k + 1, all,
+                    dyrt_num(t).s, R, s->sets.qstart[k] > 0 ? qb / s->sets.qstart[k] : 0.0);
+        else if (qc < DYRT_SET_SWITCH * qb)
+            fprintf(stderr, "note: state set %d of {%s}: at t = %s its current dummies {%s} were nearly singular "
+                    "(pivot %.3g of the best choice's)\n", k + 1, all, dyrt_num(t).s,
+                    cand_list(s, &z, s->sets.dummy, R, cur, sizeof cur), qc / qb);
+    }
 }
 
 /* -v: the switches */

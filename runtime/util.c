@@ -2,9 +2,10 @@
  * util.c -- small helpers shared by the runtime: diagnostics on stderr
  * (or to a per-thread hook: the FMI logger),
  * the wall clock, strict number parsing, name lookup with a "did you mean"
- * suggestion (Levenshtein distance), a sanity check of the model
- * descriptor so that a malformed one is an internal error, not a crash,
- * and the SIGINT/SIGTERM catcher of dyrt_simulate.
+ * suggestion (Levenshtein distance), a small dense LU (partition loops,
+ * initialization blocks), a sanity check of the model descriptor so that a
+ * malformed one is an internal error, not a crash, and the SIGINT/SIGTERM
+ * catcher of dyrt_simulate.
  */
 #include <ctype.h>
 #include <math.h>
@@ -138,6 +139,49 @@ void *dyrt_calloc(size_t n, size_t size)
     return p;
 }
 
+/* LU with partial pivoting of the column-major n x n matrix a, in place;
+ * 0 when singular (a zero or non-finite pivot).  O(n^3). */
+int dyrt_lu(double *a, int32_t n, int32_t *piv)
+{
+    for (int32_t j = 0; j < n; j++) {
+        int32_t p = j;
+        for (int32_t i = j + 1; i < n; i++)
+            if (fabs(a[j * n + i]) > fabs(a[j * n + p]))
+                p = i;
+        piv[j] = p;
+        if (a[j * n + p] == 0 || !isfinite(a[j * n + p]))
+            return 0;
+        for (int32_t k = 0; k < n; k++) {
+            double t = a[k * n + j];
+            a[k * n + j] = a[k * n + p];
+            a[k * n + p] = t;
+        }
+        for (int32_t i = j + 1; i < n; i++) {
+            double f = a[j * n + i] /= a[j * n + j];
+            for (int32_t k = j + 1; k < n; k++)
+                a[k * n + i] -= f * a[k * n + j];
+        }
+    }
+    return 1;
+}
+
+/* b = A^-1 b from dyrt_lu's factors */
+void dyrt_lu_solve(const double *a, int32_t n, const int32_t *piv, double *b)
+{
+    for (int32_t j = 0; j < n; j++) {
+        double t = b[j];
+        b[j] = b[piv[j]];
+        b[piv[j]] = t;
+        for (int32_t i = j + 1; i < n; i++)
+            b[i] -= a[j * n + i] * b[j];
+    }
+    for (int32_t j = n - 1; j >= 0; j--) {
+        b[j] /= a[j * n + j];
+        for (int32_t i = 0; i < j; i++)
+            b[i] -= a[j * n + i] * b[j];
+    }
+}
+
 /* A CSC pattern: colptr[0] = 0, non-decreasing, colptr[n] = nnz, rows in
  * range.  Returns 0 when valid. */
 static int bad_csc(int32_t n, int32_t nnz, const int32_t *colptr,
@@ -199,6 +243,27 @@ static int bad_copy_table(const DyrtModel *m)
            (m->start_has_const && (!m->start_y_const || !m->start_yp_const));
 }
 
+/* The init BLT: ptr from 0 to init_n, non-decreasing; rows and cols in
+ * range (initblock.c indexes with them). */
+static int bad_init_blocks(const DyrtModel *m)
+{
+    int nb = m->init_nblocks;
+    if (nb == 0)
+        return 0;
+    if (nb < 0 || m->init_n == 0 || !m->init_block_ptr || !m->init_block_rows || !m->init_block_cols)
+        return 1;
+    if (m->init_block_ptr[0] != 0 || m->init_block_ptr[nb] != m->init_n)
+        return 1;
+    for (int b = 0; b < nb; b++)
+        if (m->init_block_ptr[b + 1] <= m->init_block_ptr[b])
+            return 1;
+    for (int i = 0; i < m->init_n; i++)
+        if (m->init_block_rows[i] < 0 || m->init_block_rows[i] >= m->init_n ||
+            m->init_block_cols[i] < 0 || m->init_block_cols[i] >= m->init_n)
+            return 1;
+    return 0;
+}
+
 static const char *model_problem(const DyrtModel *m)
 {
     if (m->abi_version != DYRT_ABI_VERSION)
@@ -229,6 +294,8 @@ static const char *model_problem(const DyrtModel *m)
         return "malformed output copy or constant tables";
     if (bad_alias_table(m))
         return "out_alias refers to a later column";
+    if (bad_init_blocks(m))
+        return "malformed initialization blocks";
     return NULL;
 }
 

@@ -45,11 +45,12 @@ for v in "SliderCrank 1" "SliderCrankForcedPositive 1" "SliderCrankMirrored -1" 
     set -- $v
     m=$1 sgn=$2
     # shellcheck disable=SC2086
-    "$dyadc" run "$root/examples/multibody/SliderCrank.dyad" --model $m --no-stdlib $libs $opts -o "$tmp/seed.csv" ||
+    "$dyadc" run "$root/examples/multibody/SliderCrank.dyad" --model $m --no-stdlib $libs $opts --vars all -o "$tmp/seed.csv" ||
         { echo "FAIL: $m with the seed component"; fail=1; continue; }
     # shellcheck disable=SC2086
-    "$dyadc" run "$root/examples/multibody/SliderCrank.dyad" --model $m $opts -o "$tmp/own.csv" ||
+    "$dyadc" run "$root/examples/multibody/SliderCrank.dyad" --model $m $opts --vars all -o "$tmp/own.csv" ||
         { echo "FAIL: $m with our component"; fail=1; continue; }
+    # every column of both (--vars all): the same names, the same values
     paste -d, "$tmp/seed.csv" "$tmp/own.csv" | awk -F, -v m=$m '
     NR == 1 { if (NF % 2) { print m ": the two runs have different columns"; exit 1 } next }
     { n = NF / 2; for (i = 1; i <= n; i++) { d = $i - $(i + n); if (d < 0) d = -d; if (d > worst) worst = d } rows++ }

@@ -60,7 +60,10 @@
     X(I32, ncoef_check) X(PTR, coef_check_msgs) X(PTR, check_coefs)      \
     X(PTR, out_alias) \
     X(I32, nsets) X(PTR, set_info) X(PTR, set_state_y) X(PTR, set_init)  \
-    X(PTR, set_cand_names) X(I32, set_neval) X(PTR, set_eval)
+    X(PTR, set_cand_names) X(I32, set_neval) X(PTR, set_eval)            \
+    X(PTR, out_conn)                                                     \
+    X(I32, init_nblocks) X(PTR, init_block_ptr) X(PTR, init_block_rows)  \
+    X(PTR, init_block_cols)
 
 #define SETTINGS_FIELDS(X)                                               \
     X(F64, start) X(F64, stop) X(F64, interval) X(F64, rtol)             \
@@ -517,6 +520,18 @@ static void fill_functions(Cg *g, const System *s, LLVMValueRef *v) {
     v[MF_init_finish] = init_finish_fn(g, s);
 }
 
+/* The init system's blocks (ABI 6, appended): tables only; the runtime
+ * evaluates the whole init residual and Jacobian and solves the blocks
+ * level by level (runtime/init.c). */
+static void fill_init_blocks(Cg *g, const System *s, LLVMValueRef *v) {
+    uint32_t nb = s->init_n ? s->init_nblocks : 0;
+    v[MF_init_nblocks] = LLVMConstInt(g->t_i32, nb, 0);
+    if (!nb) return;
+    v[MF_init_block_ptr] = i32_global(g, "init_block_ptr", (const int32_t *)s->init_block_ptr, nb + 1);
+    v[MF_init_block_rows] = i32_global(g, "init_block_rows", (const int32_t *)s->init_block_rows, s->init_n);
+    v[MF_init_block_cols] = i32_global(g, "init_block_cols", (const int32_t *)s->init_block_cols, s->init_n);
+}
+
 /* State sets (system.h): the info table (8 per set, in SysStateSet's
  * order), the state slots and start choices, and set_eval computing every
  * set's Jacobian entries, then the candidates' values, then their
@@ -642,6 +657,7 @@ static void fill_data(Cg *g, const System *s, LLVMValueRef *v) {
     v[MF_param_flags] = param_flags(g, s);
     v[MF_out_names] = names_global(g, "out_names", s->out_names, s->nout);
     v[MF_out_alias] = i32_global(g, "out_alias", s->out_alias, s->nout);
+    v[MF_out_conn] = u8_global(g, "out_conn", s->out_conn, s->out_conn ? s->nout : 0);
     v[MF_assert_messages] = names_global(g, "assert_messages", s->assert_msg, s->nassert);
     v[MF_ncoef_check] = i32c(g, s->ncoef_check);
     v[MF_coef_check_msgs] = names_global(g, "coef_check_msgs", s->coef_check_msg, s->ncoef_check);
@@ -689,6 +705,7 @@ static int emit_descriptor(Cg *g, const System *s, LLVMTargetDataRef td) {
     fill_functions(g, s, v);
     fill_clocks(g, s, v);
     fill_sets(g, s, v);
+    fill_init_blocks(g, s, v);
     if (g->failed) return 1;
     v[MF_defaults] = settings_value(g, s, st);
     for (int i = 0; i < MF_COUNT; i++)

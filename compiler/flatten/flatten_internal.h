@@ -233,8 +233,10 @@ bool val_matmul(Flattener *F, Val a, Val b, AstNode *at, Val *out);
 
 /* refs.c: component references, qualified names, enums, leaves */
 bool resolve_ref(Flattener *F, Tx t, AstNode *e, bool report, Ref *out);
-bool ref_const_offset(Flattener *F, Tx t, AstList *subs, uint8_t nd, const uint32_t *dims, uint32_t *off,
-                      bool report);
+bool ref_const_offset(Flattener *F, Tx t, const AstNode *array, AstList *subs, uint8_t nd, const uint32_t *dims,
+                      uint32_t *off, bool report);
+const char *ref_text(Flattener *F, const AstNode *e);
+void ref_range_error(Flattener *F, const AstNode *array, Span at, double x, uint32_t k, uint8_t nd, uint32_t d);
 bool subs_have_slice(AstList *subs);
 Env *env_push(Flattener *F, Env *next, Sym name, Val v);
 Env *env_find(Env *e, Sym name);

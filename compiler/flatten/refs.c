@@ -95,6 +95,14 @@ Expr *var_leaf(Flattener *F, uint32_t v) {
 
 /* ---------- references ---------- */
 
+/* After "no element `node`": the note when `node` is the name an older
+ * version of the standard library used for an element `inst` has. */
+static void note_older_name(Flattener *F, Inst *inst, const char *name, Span at) {
+    const char *now = sema_current_name(name);
+    if (now && inst && inst_elem(inst, intern_cstr(F->prog->in, now)))
+        diag_note(at, "`%s` is a name of an older version of the Dyad standard library; here it is `%s`", name, now);
+}
+
 void unknown_name(Flattener *F, Tx t, AstNode *e) {
     SymVec names = {0};
     for (uint32_t i = 0; t.scope && i < t.scope->elems.len; i++)
@@ -103,6 +111,7 @@ void unknown_name(Flattener *F, Tx t, AstNode *e) {
     Sym hint = suggest_name(e->ident.name, names.data, names.len);
     if (hint) diag_error(e->span, "unknown name `%s`; did you mean `%s`?", e->ident.name, hint);
     else diag_error(e->span, "unknown name `%s`", e->ident.name);
+    note_older_name(F, t.scope, e->ident.name, e->span);
 }
 
 static bool elem_ref(Elem *el, AstNode *e, bool report, Ref *out) {
@@ -162,9 +171,26 @@ static bool subscript(Flattener *F, Tx t, AstNode *s, uint32_t d, double *x) {
     return true;
 }
 
-/* row-major offset of scalar subscripts into an array of shape `dims` */
-bool ref_const_offset(Flattener *F, Tx t, AstList *subs, uint8_t nd, const uint32_t *dims, uint32_t *off,
-                      bool report) {
+/* An array expression as written (`x`, `masses[2].q`), for messages. */
+const char *ref_text(Flattener *F, const AstNode *e) {
+    SrcFile *f = e && e->span.file ? src_get(e->span.file) : NULL;
+    if (!f || e->span.hi <= e->span.lo || e->span.hi > f->len) return "the array";
+    return arena_printf(F->arena, "`%.*s`", (int)(e->span.hi - e->span.lo), f->text + e->span.lo);
+}
+
+/* "index 4 of `x` is out of range 1:3" (and which dimension, of several) */
+void ref_range_error(Flattener *F, const AstNode *array, Span at, double x, uint32_t k, uint8_t nd, uint32_t d) {
+    if (nd > 1)
+        diag_error(at, "index %s of %s is out of range 1:%u (dimension %u of %u)", dyrt_num(x).s,
+                   ref_text(F, array), d, k + 1, nd);
+    else
+        diag_error(at, "index %s of %s is out of range 1:%u", dyrt_num(x).s, ref_text(F, array), d);
+}
+
+/* row-major offset of scalar subscripts into an array of shape `dims`
+ * (`array`: the expression subscripted, for messages) */
+bool ref_const_offset(Flattener *F, Tx t, const AstNode *array, AstList *subs, uint8_t nd, const uint32_t *dims,
+                      uint32_t *off, bool report) {
     if (subs->len != nd) {
         if (report)
             diag_error(subs->len ? subs->items[0]->span : (Span){0},
@@ -178,7 +204,7 @@ bool ref_const_offset(Flattener *F, Tx t, AstList *subs, uint8_t nd, const uint3
         double x;
         if (s->kind == AST_COLON || !subscript(F, t, s, dims[k], &x)) return false;
         if (x != floor(x) || x < 1 || x > dims[k]) {
-            diag_error(s->span, "index %s is out of range 1:%u", dyrt_num(x).s, dims[k]);
+            ref_range_error(F, array, s->span, x, k, nd, dims[k]);
             return false;
         }
         o = o * dims[k] + (uint32_t)x - 1;
@@ -206,8 +232,11 @@ static bool ref_field(Flattener *F, Tx t, AstNode *e, bool report, Ref *out) {
     Elem *el = inst_elem(b.inst, e->field.name);
     if (!el) {
         if (report)
+        {
             diag_error(e->span, "`%s` (a `%s`) has no element `%s`", b.inst->path[0] ? b.inst->path : b.inst->def->name,
                        b.inst->def->name, e->field.name);
+            note_older_name(F, b.inst, e->field.name, e->span);
+        }
         return false;
     }
     return elem_ref(el, e, report, out);
@@ -226,7 +255,7 @@ static bool ref_index(Flattener *F, Tx t, AstNode *e, bool report, Ref *out) {
     }
     Elem *a = b.var ? b.var : b.arr;
     uint32_t off;
-    if (!ref_const_offset(F, t, &e->index.subs, a->nd, a->dims, &off, report)) return false;
+    if (!ref_const_offset(F, t, e->index.base, &e->index.subs, a->nd, a->dims, &off, report)) return false;
     if (b.var) {
         *out = b;
         out->off = off;

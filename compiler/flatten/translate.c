@@ -93,7 +93,7 @@ static bool tr_index_name(Flattener *F, Tx t, AstNode *e, Val *out) {
     bool direct = !subs_have_slice(&e->index.subs) && !(base->kind == AST_IDENT && env_find(t.env, base->ident.name));
     if (direct && resolve_ref(F, t, base, false, &b) && b.var && b.var->nd == e->index.subs.len) {
         uint32_t off;
-        if (!ref_const_offset(F, t, &e->index.subs, b.var->nd, b.var->dims, &off, true)) return false;
+        if (!ref_const_offset(F, t, base, &e->index.subs, b.var->nd, b.var->dims, &off, true)) return false;
         b.off = off;
         b.cnt = 1;
         return tr_var_value(F, t, &b, false, out, e);
@@ -140,8 +140,9 @@ static bool tr_name(Flattener *F, Tx t, AstNode *e, Val *out) {
 
 /* the indices one subscript selects in a dimension of size d: all for `:`,
  * else the (structural) value; *is_vec when it keeps the dimension */
-static bool subscript_indices(Flattener *F, Tx t, AstNode *s, uint32_t d, uint32_t **idx, uint32_t *cnt,
-                              bool *is_vec) {
+static bool subscript_indices(Flattener *F, Tx t, AstNode *e, uint32_t k, uint8_t nd, uint32_t d, uint32_t **idx,
+                              uint32_t *cnt, bool *is_vec) {
+    AstNode *s = e->index.subs.items[k];
     if (s->kind == AST_COLON) {
         *idx = ARENA_ARRAY(F->arena, uint32_t, d ? d : 1);
         for (uint32_t i = 0; i < d; i++) (*idx)[i] = i;
@@ -157,7 +158,7 @@ static bool subscript_indices(Flattener *F, Tx t, AstNode *s, uint32_t d, uint32
     for (uint32_t i = 0; i < v.n; i++) {
         double x = val_at(&v, i)->value;
         if (x != floor(x) || x < 1 || x > d) {
-            diag_error(s->span, "index %s is out of range 1:%u", dyrt_num(x).s, d);
+            ref_range_error(F, e->index.base, s->span, x, k, nd, d);
             return false;
         }
         (*idx)[i] = (uint32_t)x - 1;
@@ -178,7 +179,7 @@ static bool val_index(Flattener *F, Tx t, Val base, AstNode *e, Val *out) {
     uint8_t rnd = 0;
     for (uint32_t k = 0; k < subs->len; k++) {
         bool is_vec;
-        if (!subscript_indices(F, t, subs->items[k], base.dims[k], &idx[k], &cnt[k], &is_vec)) return false;
+        if (!subscript_indices(F, t, e, k, base.nd, base.dims[k], &idx[k], &cnt[k], &is_vec)) return false;
         if (is_vec) rdims[rnd++] = cnt[k];
     }
     Val r = val_new(F, rnd, rdims);

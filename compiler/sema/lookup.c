@@ -81,6 +81,32 @@ static const char *qname_str(Program *p, const AstQName *q) {
     return s;
 }
 
+/* Names of an older version of the Dyad standard library and ours
+ * (docs/LANGUAGE.md): the thermal library's connector `Node` with its flow
+ * `Q`, its elements `node`, `node_a`, `node_b`. */
+static const char *const older_names[][2] = {
+    {"Node", "HeatPort"}, {"node", "port"}, {"node_a", "port_a"}, {"node_b", "port_b"}, {"Q", "Q_flow"},
+};
+
+const char *sema_current_name(const char *older) {
+    for (size_t i = 0; i < sizeof older_names / sizeof older_names[0]; i++)
+        if (strcmp(older, older_names[i][0]) == 0) return older_names[i][1];
+    return NULL;
+}
+
+/* The note after an unknown name that an older library version used. */
+static void note_older_name(Program *p, Library *from, const AstQName *q) {
+    const char *now = sema_current_name(q->parts[q->len - 1]);
+    if (!now) return;
+    Sym *parts = ARENA_ARRAY(p->arena, Sym, q->len);
+    memcpy(parts, q->parts, sizeof *parts * q->len);
+    parts[q->len - 1] = intern_cstr(p->in, now);
+    AstQName renamed = {parts, q->len, q->span}, alone = {parts + q->len - 1, 1, q->span};
+    if (sema_try_lookup(p, from, &renamed) || sema_try_lookup(p, from, &alone))
+        diag_note(q->span, "`%s` is a name of an older version of the Dyad standard library; here it is `%s`",
+                  q->parts[q->len - 1], now);
+}
+
 Def *sema_lookup(Program *p, Library *from, const AstQName *q) {
     Def *d = sema_try_lookup(p, from, q);
     if (d) return d;
@@ -92,6 +118,7 @@ Def *sema_lookup(Program *p, Library *from, const AstQName *q) {
         diag_error(q->span, "unknown name `%s`; did you mean `%s`?", qname_str(p, q), hint);
     else
         diag_error(q->span, "unknown name `%s`", qname_str(p, q));
+    note_older_name(p, from, q);
     return NULL;
 }
 

@@ -61,6 +61,10 @@ void sema_load_source(Program *p, SrcFile *src);
  * Reports "unknown name" (with a suggestion) at `name->span` and returns
  * NULL when it does not resolve. */
 Def *sema_lookup(Program *p, Library *from, const AstQName *name);
+/* The name our standard library uses for one an older version of the Dyad
+ * libraries used (`Node` -> `HeatPort`, `node` -> `port`, `Q` -> `Q_flow`),
+ * or NULL: for a note after an unknown name. */
+const char *sema_current_name(const char *older);
 /* Same, without diagnostics. */
 Def *sema_try_lookup(Program *p, Library *from, const AstQName *name);
 /* Find a model by qualified name or by a unique simple name. Reports. */

@@ -31,7 +31,9 @@
  * dropped with a warning naming them, an inconsistent one is an error naming
  * it and the relations that determine its unknowns, with their locations
  * (constant ones are decided here).  Unknowns left unmatched: an error
- * naming them.  O(E sqrt V) for the matching, linear otherwise.
+ * naming them.  O(E sqrt V) for the matching, linear otherwise.  The
+ * selected system's BLT (initblt.c) goes with it, for the runtime's
+ * block-wise solve.
  */
 #include "structure_internal.h"
 #include "numfmt.h"
@@ -360,15 +362,101 @@ static void select_rows(St *t, Cand *c) {
     }
 }
 
-/* Unknowns no row determines: an error naming them. */
+/* Which unknown to call free, of several that could be: a `missing`
+ * parameter (3) rather than a state (2), an algebraic unknown (1) or a
+ * derivative (0), which the model's equations determine once the others
+ * are known. */
+static int free_rank(const System *s, uint32_t z) {
+    if (s->init_target_kind[z] == EXPR_P) return 3;
+    if (s->init_target_kind[z] == EXPR_YP) return 0;
+    return s->y_is_diff[s->init_target_index[z]] ? 2 : 1;
+}
+
+typedef struct {
+    uint32_t *ptr, *rows;          /* z -> the selected rows that contain it (CSC) */
+    int32_t *prev_row, *prev_z;    /* search tree: how z was reached */
+    uint32_t *queue;
+} FreeSearch;
+
+static void free_search_init(St *t, Cand *c, FreeSearch *f) {
+    uint32_t n = t->s->init_n;
+    U32Vec zr = {0}, rz = {0};
+    for (uint32_t r = 0; r < c->rows.len; r++) {
+        if (c->rm[r] < 0) continue;
+        ExprVec zs = {0};
+        expr_leaves(t->c, c->rows.data[r], EXPR_Z, &zs);
+        for (uint32_t k = 0; k < zs.len; k++) {
+            vec_push(t->arena, &zr, zs.data[k]->index);
+            vec_push(t->arena, &rz, r);
+        }
+    }
+    f->ptr = ARENA_ARRAY(t->arena, uint32_t, n + 2);
+    f->rows = ARENA_ARRAY(t->arena, uint32_t, zr.len + 1);
+    for (uint32_t k = 0; k < zr.len; k++) f->ptr[zr.data[k] + 2]++;
+    for (uint32_t z = 0; z < n; z++) f->ptr[z + 2] += f->ptr[z + 1];
+    for (uint32_t k = 0; k < zr.len; k++) f->rows[f->ptr[zr.data[k] + 1]++] = rz.data[k];
+    f->prev_row = ARENA_ARRAY(t->arena, int32_t, n + 1);
+    f->prev_z = ARENA_ARRAY(t->arena, int32_t, n + 1);
+    f->queue = ARENA_ARRAY(t->arena, uint32_t, n + 1);
+}
+
+/* From the free unknown z0, an alternating path (a row containing z, the
+ * unknown that row is matched to, ...) to the matched unknown of the highest
+ * free_rank above z0's; if one exists, shift the matching along it so that
+ * unknown is free instead (the same rows stay selected).  Breadth-first,
+ * O(E) per free unknown; only on the error path. */
+static void prefer_free(St *t, Cand *c, FreeSearch *f, uint32_t z0) {
+    const System *s = t->s;
+    memset(f->prev_z, 0xff, sizeof *f->prev_z * s->init_n);
+    uint32_t head = 0, tail = 0, best = z0;
+    f->queue[tail++] = z0;
+    f->prev_z[z0] = (int32_t)z0;
+    while (head < tail) {
+        uint32_t z = f->queue[head++];
+        for (uint32_t k = f->ptr[z]; k < f->ptr[z + 1]; k++) {
+            uint32_t r = f->rows[k], z2 = (uint32_t)c->rm[r];
+            if (f->prev_z[z2] >= 0) continue;
+            f->prev_z[z2] = (int32_t)z;
+            f->prev_row[z2] = (int32_t)r;
+            f->queue[tail++] = z2;
+            if (free_rank(s, z2) > free_rank(s, best)) best = z2;
+        }
+    }
+    if (best == z0) return;
+    c->cm[best] = -1;
+    for (uint32_t z = best; z != z0;) {
+        uint32_t r = (uint32_t)f->prev_row[z], prev = (uint32_t)f->prev_z[z];
+        c->rm[r] = (int32_t)prev;
+        c->cm[prev] = (int32_t)r;
+        z = prev;
+    }
+}
+
+/* The declaration of unknown z, for the error's location. */
+static Span z_decl(St *t, uint32_t z) {
+    const System *s = t->s;
+    uint32_t i = s->init_target_index[z];
+    if (s->init_target_kind[z] == EXPR_P) return t->m->vars.data[t->pvar[i]].span;
+    for (uint32_t v = 0; v < t->sv.len; v++)
+        if (t->sv.data[v].slot == (int32_t)i && st_is_unknown(t, v)) return t->m->vars.data[t->sv.data[v].base].span;
+    return (Span){0};
+}
+
+/* Unknowns no row determines: an error naming them (the `missing`
+ * parameters and states among the candidates, prefer_free), at the first
+ * one's declaration. */
 static bool all_determined(St *t, Cand *c) {
     System *s = t->s;
     uint32_t free = 0;
     for (uint32_t z = 0; z < s->init_n; z++) free += c->cm[z] < 0;
     if (!free) return true;
+    FreeSearch fs;
+    free_search_init(t, c, &fs);
+    for (uint32_t z = 0; z < s->init_n; z++)
+        if (c->cm[z] < 0 && free_rank(s, z) < 3) prefer_free(t, c, &fs, z);
     Span sp = {0};
-    for (uint32_t i = 0; i < t->m->eqs.len && !sp.file; i++)
-        if (t->m->eqs.data[i].kind == FE_INITIAL) sp = t->m->eqs.data[i].span;
+    for (uint32_t z = 0; z < s->init_n && !sp.file; z++)
+        if (c->cm[z] < 0) sp = z_decl(t, z);
     DiagList vars = {.arena = t->arena}, params = {.arena = t->arena};
     for (uint32_t z = 0; z < s->init_n; z++)
         if (c->cm[z] < 0) diag_list_add(s->init_target_kind[z] == EXPR_P ? &params : &vars, s->init_names[z]);
@@ -458,6 +546,7 @@ static bool emit_rows(St *t, Cand *c) {
     s->initial_row = ARENA_ARRAY(t->arena, int32_t, s->ny + 1);
     for (uint32_t y = 0; y < s->ny; y++) s->initial_row[y] = -1;
     int32_t *row_of = ARENA_ARRAY(t->arena, int32_t, t->m->eqs.len + 1); /* flat initial eq -> row + 1 */
+    int32_t *rz = ARENA_ARRAY(t->arena, int32_t, s->init_n + 1); /* selected row -> its z */
     bool ok = true;
     for (uint32_t r = 0; r < c->rows.len; r++) {
         uint32_t o = c->src.data[r];
@@ -466,6 +555,7 @@ static bool emit_rows(St *t, Cand *c) {
             continue;
         }
         uint32_t row = sel.len;
+        rz[row] = c->rm[r];
         vec_push(t->arena, &sel, c->rows.data[r]);
         s->init_eq_names[row] = row_name(t, o);
         if (o & ROW_FIXED) s->initial_row[o & ROW_INDEX] = (int32_t)row;
@@ -484,6 +574,7 @@ static bool emit_rows(St *t, Cand *c) {
     if (k.names.len) memcpy(names + s->init_n, k.names.data, sizeof *names * k.names.len);
     s->init_eq_names = names;
     s->init_check_with = k.with.data;
+    st_init_blocks(t, rz);
     return true;
 }
 

@@ -36,21 +36,39 @@ static uint32_t diff_eq(St *t, uint32_t e) {
     return k;
 }
 
-/* Structural singularity: name the equations and the unknowns. */
-void st_singular(St *t, U32Vec *eqs, U32Vec *vars, const char *why) {
+/* Structural singularity: name the equations and the unknowns of the
+ * singular subset and, when given, the unknowns `free` that no equation is
+ * left for (the other side of the same defect in a balanced model). */
+void st_singular(St *t, U32Vec *eqs, U32Vec *vars, U32Vec *free, const char *why) {
     Span sp = {0};
     for (uint32_t i = 0; i < eqs->len && !sp.file; i++) {
         int32_t f = t->eq.data[eqs->data[i]].flat;
         if (f >= 0) sp = t->m->eqs.data[f].span;
     }
+    uint32_t nfree = free ? free->len : 0;
     diag_error(sp, "the simulation system of `%s` is structurally singular: %u equation%s for %u "
-                   "unknown%s%s%s", t->m->name, eqs->len, eqs->len == 1 ? "" : "s", vars->len,
-               vars->len == 1 ? "" : "s", why ? "; " : "", why ? why : "");
+                   "unknown%s%s%s%s%s%s%s", t->m->name, eqs->len, eqs->len == 1 ? "" : "s", vars->len,
+               vars->len == 1 ? "" : "s", why ? "; " : "", why ? why : "",
+               nfree ? "; left without an equation: `" : "", nfree ? st_sv_name(t, free->data[0]) : "",
+               nfree ? "`" : "", nfree > 1 ? " and others (notes)" : "");
     for (uint32_t i = 0; i < eqs->len; i++) st_note_eq(t, eqs->data[i], "equation");
     for (uint32_t i = 0; i < vars->len; i++) {
         const SVar *v = &t->sv.data[vars->data[i]];
         diag_note(t->m->vars.data[v->base].span, "unknown `%s`", st_sv_name(t, vars->data[i]));
     }
+    for (uint32_t i = 0; i < nfree; i++) {
+        const SVar *v = &t->sv.data[free->data[i]];
+        diag_note(t->m->vars.data[v->base].span, "no equation is left for unknown `%s`",
+                  st_sv_name(t, free->data[i]));
+    }
+}
+
+/* The unknowns a maximum matching leaves without an equation. */
+static U32Vec unmatched_unknowns(St *t) {
+    U32Vec free = {0};
+    for (uint32_t v = 0; v < t->sv.len; v++)
+        if (pant_var(t, v) && t->assign[v] < 0) vec_push(t->arena, &free, v);
+    return free;
 }
 
 typedef struct {
@@ -94,8 +112,9 @@ static bool pantelides_eq(St *t, Colors *c, uint32_t e0) {
         uncolor(c, &eqs, &vars);
         if (found) return true;
         if (!repairable(t, &eqs)) {
-            st_singular(t, &eqs, &vars, "differentiating them does not help (too many equations "
-                                     "for these unknowns)");
+            U32Vec free = unmatched_unknowns(t);
+            st_singular(t, &eqs, &vars, &free, "differentiating them does not help (too many "
+                                               "equations for these unknowns)");
             return false;
         }
         for (uint32_t k = 0; k < vars.len; k++) st_der(t, vars.data[k]);

@@ -421,7 +421,7 @@ static bool stage_comp(St *t, Comp *k, int32_t *lc, U32Vec *out) {
     }
     if (got < k->nr) {
         U32Vec rows = {k->row, k->nr, k->nr}, cols = {k->col, k->nc, k->nc};
-        st_singular(t, &rows, &cols, "no nonsingular choice of dummy derivatives exists");
+        st_singular(t, &rows, &cols, NULL, "no nonsingular choice of dummy derivatives exists");
         return false;
     }
     if (got == k->nr && nfixed != UINT32_MAX) add_set(t, k, &a, nfixed);

@@ -402,12 +402,25 @@ static void build_outputs(St *t) {
     System *s = t->s;
     s->out = ARENA_ARRAY(t->arena, Expr *, t->m->vars.len + 1);
     s->out_names = ARENA_ARRAY(t->arena, const char *, t->m->vars.len + 1);
+    s->out_conn = ARENA_ARRAY(t->arena, unsigned char, t->m->vars.len + 1);
     for (uint32_t v = 0; v < t->m->vars.len; v++) {
         FlatVarKind k = t->m->vars.data[v].kind;
         if (!flat_kind_is_unknown(k) && k != FV_INPUT) continue; /* clocked ones and inputs too */
         s->out_names[s->nout] = t->m->vars.data[v].name;
+        FlatConn c = t->m->vars.data[v].conn; /* a block's output is its own variable */
+        s->out_conn[s->nout] = c != FC_NONE && c != FC_OUTPUT;
         s->out[s->nout++] = lower(t, st_to_sv(t, expr_leaf(t->c, EXPR_VAR, v)));
     }
+}
+
+/* "message (file:line:col)": where the assertion is written, for the
+ * runtime's error when it fails */
+static const char *assert_message(St *t, const FlatAssert *a) {
+    SrcFile *f = a->span.file ? src_get(a->span.file) : NULL;
+    if (!f) return a->message;
+    uint32_t line, col;
+    src_line_col(f, a->span.lo, &line, &col);
+    return arena_printf(t->arena, "%s (%s:%u:%u)", a->message, f->path, line, col);
 }
 
 static void build_asserts(St *t) {
@@ -418,7 +431,7 @@ static void build_asserts(St *t) {
     for (uint32_t i = 0; i < s->nassert; i++) {
         FlatAssert *a = &t->m->asserts.data[i];
         s->assert_cond[i] = lower(t, to_sv_at(t, a->cond, a->span));
-        s->assert_msg[i] = t->m->asserts.data[i].message;
+        s->assert_msg[i] = assert_message(t, a);
     }
 }
 

@@ -159,6 +159,10 @@ typedef struct {
 uint32_t st_bip_match(Arena *a, const StGraph *g, int32_t *row_match, int32_t *col_match);
 /* the same from the matching in row_match/col_match (rows matched stay matched) */
 uint32_t st_bip_extend(Arena *a, const StGraph *g, int32_t *row_match, int32_t *col_match);
+/* initblt.c: Tarjan's components of a graph (rows = nodes, adj = successors),
+ * successors first; the initialization system's blocks from its matching */
+uint32_t st_scc(Arena *a, const StGraph *g, uint32_t *order, uint32_t *ptr);
+void st_init_blocks(St *t, const int32_t *rz);
 /* ... over (eqs accepted by `use_eq`, unknown svs accepted by `use_var`) */
 typedef bool (*StVarFilter)(St *t, uint32_t sv);
 typedef bool (*StEqFilter)(St *t, uint32_t e);
@@ -168,7 +172,7 @@ bool st_augment(St *t, uint32_t e, StVarFilter use_var, unsigned char *veq, unsi
 void st_grow_match(St *t);
 /* pantelides.c: Pantelides, then struct_select_states */
 bool struct_index_reduce(St *t);
-void st_singular(St *t, U32Vec *eqs, U32Vec *vars, const char *why); /* located error */
+void st_singular(St *t, U32Vec *eqs, U32Vec *vars, U32Vec *free, const char *why); /* located error */
 /* statesel.c: dummy derivatives, state selection, roles */
 bool struct_select_states(St *t);
 /* stateset.c: dynamic state selection */

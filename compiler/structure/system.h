@@ -256,6 +256,10 @@ typedef struct System {
     int32_t *out_alias;           /* [nout] 0, or +-(j + 1): column k is column
                                      j < k (or its negation), the same
                                      expression (tables.c); for result files */
+    unsigned char *out_conn;      /* [nout] 1: a field of a connector (`r.p.v`,
+                                     an input `g.u`), 0: a variable of a component
+                                     (`r.v`) or a block's output (`g.y`); the
+                                     default result columns (docs/RUNTIME.md) */
 
     /* coefficient checks (structure/solve.c): an equation is solved for a
      * variable by dividing by coef_check[k], an expression of parameters;
@@ -339,6 +343,14 @@ typedef struct System {
     uint32_t init_ncheck;
     const char **init_check_with; /* [init_ncheck] the relations that determine
                                      the check's unknowns, for messages */
+    /* The square initialization system's BLT (initblt.c): blocks in
+     * dependency order; block b is the rows init_block_rows[k] with their
+     * matched unknowns init_block_cols[k], k in [init_block_ptr[b],
+     * init_block_ptr[b+1]).  The runtime solves them one by one. */
+    uint32_t init_nblocks;
+    uint32_t *init_block_ptr;     /* [init_nblocks+1] */
+    uint32_t *init_block_rows;    /* [init_n] */
+    uint32_t *init_block_cols;    /* [init_n] */
 } System;
 
 #endif

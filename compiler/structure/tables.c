@@ -78,7 +78,8 @@ static void output_copies(System *s, Arena *a) {
 
 /* out_alias[k] = +-(j + 1) when out[k] is out[j] or -out[j] for a j < k:
  * one hash map from expression to its first column (signed), the operand
- * of a negation registered with the opposite sign. */
+ * of a negation registered with the opposite sign; a negation looks its
+ * operand up too. */
 static void output_aliases(System *s, Arena *a) {
     s->out_alias = ARENA_ARRAY(a, int32_t, s->nout + 1);
     HashMap first = {0};
@@ -86,6 +87,8 @@ static void output_aliases(System *s, Arena *a) {
         const Expr *e = s->out[k];
         if (!e) continue;
         intptr_t j = (intptr_t)hmap_get(&first, (uint64_t)(uintptr_t)e);
+        if (!j && e->kind == EXPR_NEG) /* -x after x */
+            j = -(intptr_t)hmap_get(&first, (uint64_t)(uintptr_t)e->args[0]);
         if (j) {
             s->out_alias[k] = (int32_t)j;
             continue;

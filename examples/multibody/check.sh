@@ -59,7 +59,8 @@ EOF
 run() { # model file out [options]
     m=$1 f=$2 out=$3
     shift 3
-    if ! "$dyadc" run "$dir/$f" --model "$m" -o "$out" "$@" 2> "$tmp/err"; then
+    # every column (--vars all): the checks read connector fields (frame_a.r_0)
+    if ! "$dyadc" run "$dir/$f" --model "$m" --vars all -o "$out" "$@" 2> "$tmp/err"; then
         echo "$m: FAILED to simulate"; sed 5q "$tmp/err"; fail=1; return 1
     fi
 }

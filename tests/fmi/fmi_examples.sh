@@ -26,7 +26,8 @@ fail=0
 # name | dyadc arguments | stop | output interval | RK4 step | Dormand-Prince
 # tolerance | tolerances of the reference run (rtol atol); `-`: CS only | CS
 # tolerance (`-`: the model's) | inputs NAME=VALUE,... (constants: fmi2SetReal in the
-# importer, a one-row --input table for dyadc run)
+# importer, a one-row --input table for dyadc run) | --kind of the export (empty:
+# both; `cs`: Co-Simulation only, with state sets switched as `dyadc run` does)
 models='
 msd|tests/sim/msd.dyad --no-stdlib --model MassSpringDamper|1|0.01|1e-3|1e-10|1e-10 1e-12
 rc|tests/sim/rc.dyad --no-stdlib --model RC|1|0.01|1e-3|1e-10|1e-10 1e-12
@@ -40,6 +41,17 @@ spring_chain|examples/spring_chain/SpringChain.dyad --model SpringChain|2|0.01|1
 heat_rod|examples/heat_rod/HeatRod.dyad --model HeatRod|5|0.05|2e-3|1e-10|1e-10 1e-12
 clocks|tests/golden/structure/Clocks.dyad --no-stdlib --model Clocks|1|0.01|1e-3|1e-10|1e-10 1e-12
 inputfilter|tests/sim/e2e/inputfilter.dyad --no-stdlib --model InputFilter|2|0.01|1e-3|1e-10|1e-10 1e-12|-|u=1
+firsttick|tests/sim/clocks/clocked.dyad --model FirstTick|2.5|0.01|1e-3|1e-10|1e-10 1e-12
+zcinterval|tests/sim/clocks/clocked.dyad --model CrossingIntervals|2.5|0.01|1e-3|1e-10|1e-10 1e-12
+spherical_sets|tests/sim/mech/spherical.dyad --no-stdlib --model SphericalPendulum|10|0.01|-|-|-|-||cs
+mb_pendulum|examples/multibody/Pendulum.dyad --model Pendulum|1|0.01|1e-3|1e-10|1e-10 1e-12|1e-8
+mb_freebody|examples/multibody/FreeBody.dyad --model FreeBody|1|0.01|1e-3|1e-10|1e-10 1e-12|1e-8
+mb_double|examples/multibody/DoublePendulum.dyad --model DoublePendulum|1|0.01|1e-3|1e-10|1e-10 1e-12|1e-8
+mb_spherical|examples/multibody/SphericalPendulum.dyad --model SphericalPendulum|1|0.01|-|-|-|1e-8
+mb_gyroscope|examples/multibody/Gyroscope.dyad --model Gyroscope|1|0.01|-|-|-|1e-8
+mb_chain|examples/multibody/Chain.dyad --model Chain5|1|0.01|1e-3|1e-10|1e-10 1e-12|1e-8
+mb_springmass|examples/multibody/SpringMass.dyad --model SpringMass|1|0.01|1e-3|1e-10|1e-10 1e-12|1e-8
+mb_fourbar|examples/multibody/FourBar.dyad --model FourBarLoop|1|0.01|-|-|-|1e-8
 '
 
 check() {   # name what command...
@@ -55,13 +67,16 @@ IFS='
 '
 for line in $models; do
     [ -z "$line" ] && continue
-    IFS='|' read -r n args stop dt h tol ref cstol inputs <<EOF
+    IFS='|' read -r n args stop dt h tol ref cstol inputs kind <<EOF
 $line
 EOF
     IFS=' '
     fmu="$tmp/$n.fmu"
     # shellcheck disable=SC2086
-    if ! $dyadc fmu $args -o "$fmu" 2> "$tmp/$n.err"; then
+    kindarg=""
+    [ -n "${kind:-}" ] && kindarg="--kind $kind"
+    # shellcheck disable=SC2086
+    if ! $dyadc fmu $args $kindarg -o "$fmu" 2> "$tmp/$n.err"; then
         echo "$n: dyadc fmu FAILED"; cat "$tmp/$n.err"; fail=1; IFS='
 '; continue
     fi

@@ -16,6 +16,8 @@
  * Each checks the trajectory, the constraints (<= 1e-7 at every output) and
  * the drift of a conserved energy (<= 1e-6, relative to the larger of |E0|
  * and the model's energy scale), and reports the state-set switches (-v).
+ * A pendulum whose rod shrinks to nothing fails at t = 1 with notes naming
+ * its state sets as singular in every choice.
  */
 #include <check.h>
 
@@ -402,6 +404,22 @@ START_TEST(andrews) {
 }
 END_TEST
 
+/* A singular configuration (the shrinking pendulum at t = 1): the failure
+ * names the state sets that no choice of states can keep regular. */
+START_TEST(singular_configuration_named) {
+    char *argv[] = {(char *)DYADC, "run", (char *)SRC("tests/sim/mech/shrink.dyad"), "--no-stdlib", "--model",
+                    "Shrink", "--stop", "1.5", "-o", "mech_shrink.csv", NULL};
+    int rc = st_run(argv, "mech_shrink.log");
+    char *log = st_slurp("mech_shrink.log");
+    fprintf(stderr, "Shrink: %s", log);
+    ck_assert_msg(rc == 1, "exit %d:\n%s", rc, log);
+    ck_assert_msg(strstr(log, "error: simulation failed at t = 0.99"), "%s", log);
+    ck_assert_msg(strstr(log, "note: state set 1 of {vx, vy}") && strstr(log, "note: state set 2 of {x, y}"), "%s", log);
+    ck_assert_msg(strstr(log, "every choice of states is (nearly) singular"), "%s", log);
+    free(log);
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("mechanisms");
     TCase *tc = tcase_create("state-sets");
@@ -414,6 +432,7 @@ int main(void) {
     tcase_add_test(tc, crank_slider_dead_centre);
     tcase_add_test(tc, fourbar_dead_centre);
     tcase_add_test(tc, andrews);
+    tcase_add_test(tc, singular_configuration_named);
     suite_add_tcase(s, tc);
     int failed = check_failures(s);
     return failed ? 1 : 0;

@@ -1,0 +1,134 @@
+/*
+ * test_init.c -- block-wise initialization (runtime/initblock.c, the
+ * structure phase's init BLT), end to end through `dyadc run`, against
+ * values computed here independently (bisection on the scalar equations,
+ * RK4 of the reduced ODE):
+ *   - BlockInit: a residual that is NaN at the guesses (sqrt(x - 10) with
+ *     the guess x = 5) -- the whole-system Newton stopped at the guess with
+ *     "not finite"; block by block, x is solved first and the rest follows;
+ *   - InitChain: 3 n one-equation blocks, x[i] from implicit initial
+ *     relations and w[i] down a chain, solved without the whole system;
+ *   - a block without solution (initial x^2 = -1): the error names the
+ *     block, its equation and its unknown.
+ * Models live in tests/sim/init/ (and tests/sim/e2e/).
+ */
+#include <check.h>
+
+#include "../check_run.h"
+#include <math.h>
+
+#include "refode.h"
+#include "simtest.h"
+
+#define DYADC st_path("DYADC_BUILD_DIR", "dyadc")
+#define SRC(rel) st_path("DYADC_SOURCE_DIR", rel)
+
+static void assert_contains(const char *text, const char *needle) {
+    ck_assert_msg(strstr(text, needle) != NULL, "expected \"%s\" in:\n%s", needle, text);
+}
+
+/* dyadc run FILE --model MODEL --stop STOP -v ... -o CSV; the log's text */
+static char *run(const char *file, const char *model, const char *stop, const char *csv, int expect) {
+    char logf[256];
+    snprintf(logf, sizeof logf, "%s.log", csv);
+    char *argv[] = {(char *)DYADC, "run", (char *)SRC(file), "--no-stdlib", "--model", (char *)model,
+                    "--stop", (char *)stop, "--interval", "0.01", "--rtol", "1e-10", "--atol", "1e-12",
+                    "-v", "-o", (char *)csv, NULL};
+    int rc = st_run(argv, logf);
+    char *log = st_slurp(logf);
+    ck_assert_msg(rc == expect, "%s: exit %d, expected %d:\n%s", model, rc, expect, log);
+    return log;
+}
+
+/* the root of w^3 + w = c (increasing in w), by bisection */
+static double cubic_root(double c) {
+    double lo = -fabs(c) - 1, hi = fabs(c) + 1;
+    for (int k = 0; k < 200; k++) {
+        double mid = 0.5 * (lo + hi);
+        if (mid * mid * mid + mid < c) lo = mid;
+        else hi = mid;
+    }
+    return 0.5 * (lo + hi);
+}
+
+/* BlockInit reduced: x' = -0.1 y(x), y^3 + y = sqrt(x - 10) */
+static void block_rhs(double t, const double *x, double *dx, void *ctx) {
+    (void)t, (void)ctx;
+    dx[0] = -0.1 * cubic_root(sqrt(x[0] - 10));
+}
+
+START_TEST(nan_at_the_guess_solved_block_by_block) {
+    char *log = run("tests/sim/init/blockinit.dyad", "BlockInit", "1", "init_block.csv", 0);
+    assert_contains(log, "initialization: 3 blocks in 3 levels");
+    assert_contains(log, "whole-system Newton not needed");
+    StCsv c;
+    ck_assert_int_eq(st_csv_read("init_block.csv", &c), 0);
+    int kx = st_csv_col(&c, "x"), ky = st_csv_col(&c, "y");
+    ck_assert(kx > 0 && ky > 0 && c.nrows == 101);
+    double x0 = 20, ref[101];
+    ref_solve(block_rhs, NULL, 1, &x0, 0.01, 101, 20, ref);
+    double ex = 0, ey = 0;
+    for (int r = 0; r < c.nrows; r++) {
+        double x = st_csv(&c, r, kx), y = st_csv(&c, r, ky);
+        ex = fmax(ex, fabs(x - ref[r]));
+        ey = fmax(ey, fabs(y - cubic_root(sqrt(ref[r] - 10))));
+    }
+    fprintf(stderr, "BlockInit: x(0) = %.15g (exact 20), y(0) error %.3g; max error over [0, 1]: x %.3g, y %.3g\n",
+            st_csv(&c, 0, kx), fabs(st_csv(&c, 0, ky) - cubic_root(sqrt(10))), ex, ey);
+    ck_assert_msg(fabs(st_csv(&c, 0, kx) - 20) < 1e-12, "x(0) = %.17g", st_csv(&c, 0, kx));
+    ck_assert_msg(fabs(st_csv(&c, 0, ky) - cubic_root(sqrt(10))) < 1e-12, "y(0) = %.17g", st_csv(&c, 0, ky));
+    ck_assert_msg(ex < 1e-8 && ey < 1e-8, "trajectory errors x %g, y %g", ex, ey);
+    st_csv_free(&c);
+    free(log);
+}
+END_TEST
+
+START_TEST(chain_of_blocks) {
+    char *log = run("tests/sim/init/initchain.dyad", "InitChain", "0.01", "init_chain.csv", 0);
+    assert_contains(log, "initialization: 120 blocks in 42 levels");
+    assert_contains(log, "whole-system Newton not needed");
+    StCsv c;
+    ck_assert_int_eq(st_csv_read("init_chain.csv", &c), 0);
+    double ex = 0, ew = 0, wprev = 0;
+    for (int i = 1; i <= 40; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "x[%d]", i);
+        int kx = st_csv_col(&c, name);
+        snprintf(name, sizeof name, "w[%d]", i);
+        int kw = st_csv_col(&c, name);
+        ck_assert(kx > 0 && kw > 0);
+        double x = i / 10.0, w = cubic_root(x + wprev / 2);
+        ex = fmax(ex, fabs(st_csv(&c, 0, kx) - x) / x);
+        ew = fmax(ew, fabs(st_csv(&c, 0, kw) - w) / fabs(w));
+        wprev = w;
+    }
+    fprintf(stderr, "InitChain: max relative error at t = 0: x %.3g, w %.3g\n", ex, ew);
+    /* the Newton tolerance is |r| <= 1e-10 on rows of size ~1 */
+    ck_assert_msg(ex < 1e-8 && ew < 1e-8, "initial values: x %g, w %g", ex, ew);
+    st_csv_free(&c);
+    free(log);
+}
+END_TEST
+
+START_TEST(failed_block_is_named) {
+    char *log = run("tests/sim/e2e/badinit.dyad", "BadInit", "1", "init_bad.csv", 1);
+    fprintf(stderr, "BadInit: %s", log);
+    assert_contains(log, "error: initialization: block 1 of 2 (1 equation)");
+    assert_contains(log, "its equations: equation ");
+    assert_contains(log, "`initial x^2 = -1");
+    assert_contains(log, "its unknowns 'x' = ");
+    assert_contains(log, "the whole-system Newton from there failed too");
+    free(log);
+}
+END_TEST
+
+int main(void) {
+    Suite *s = suite_create("init");
+    TCase *tc = tcase_create("blocks");
+    tcase_set_timeout(tc, 0);
+    tcase_add_test(tc, nan_at_the_guess_solved_block_by_block);
+    tcase_add_test(tc, chain_of_blocks);
+    tcase_add_test(tc, failed_block_is_named);
+    suite_add_tcase(s, tc);
+    return check_failures(s) ? 1 : 0;
+}
