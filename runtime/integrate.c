@@ -293,8 +293,8 @@ static int most_flipped(const DyrtSim *s)
     return best;
 }
 
-/* Chattering at vanishing intervals: the last DYRT_ZENO_EVENTS events,
- * this one at t included, all within DYRT_EVENT_CHECK x the time scale
+/* Chattering at vanishing intervals: the last DYRT_ZENO_EVENTS events that
+ * changed a relation's mode, this one at t included, all within DYRT_EVENT_CHECK x the time scale
  * (the span the runtime treats as "right after" an event): the events
  * make no progress at the resolution of the run.  0, or the error. */
 static int zeno(DyrtSim *s, double t)
@@ -440,7 +440,8 @@ static int on_event(DyrtSim *s, double t, double tout)
      * sets sharing a pivot cross together and a set already past its
      * threshold at a restart would not be reported again */
     int switched = dyrt_sets_switch(s, t, N_VGetArrayPointer(s->yy), N_VGetArrayPointer(s->yp), NULL);
-    if (dyrt_modes_from_roots(s, t) == 0 && !switched)
+    int changed = dyrt_modes_from_roots(s, t);
+    if (!changed && !switched)
         return 0;              /* no branch changes: not an event */
     int ticks = dyrt_clocks_roots(s);
     if (s->stats.events < DYRT_EVENT_LOG)
@@ -449,7 +450,7 @@ static int on_event(DyrtSim *s, double t, double tout)
     int rc = modes_count(s, t);
     if (rc)
         return rc;
-    rc = zeno(s, t);
+    rc = changed ? zeno(s, t) : 0; /* relations only: state sets bound their own switching */
     if (rc)
         return rc;
     const double *y = N_VGetArrayPointer(s->yy), *yp = N_VGetArrayPointer(s->yp);
