@@ -33,6 +33,8 @@ typedef struct Newton {
     int *over_row, *over_z, *over_pos; /* over_pos: (row, z) entry in vals */
     double *over_val;
     unsigned char *row_over;   /* [n] 1 when the row is overridden */
+    int quiet;                 /* a failure is not reported (the homotopy follows) */
+    int homotopy;              /* 1 it solved the system, -1 it failed, 0 not tried */
 } Newton;
 
 /* What the block-wise pass did (initblock.c). */
@@ -53,5 +55,8 @@ size_t dyrt_init_describe(const Newton *nw, int row, char *buf, size_t size);
 /* initblock.c: solve the init BLT's blocks in order from nw->z; what it
  * leaves (ib->failed >= 0) the caller hands to the whole-system Newton. */
 int dyrt_init_blocks(Newton *nw, InitBlocks *ib);
+
+/* inithomotopy.c: from the guesses z0 to a solution in nw->z; 0 when found */
+int dyrt_init_homotopy(Newton *nw, const double *z0);
 
 #endif

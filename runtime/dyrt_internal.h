@@ -78,6 +78,7 @@ typedef struct DyrtStats {
     long init_block_rounds;    /* its Newton steps (one per level and iteration) */
     int init_left;             /* 1 + first block left to the whole-system Newton, 0 none */
     int init_left_why;         /* ... why: DYRT_INIT_LEFT_* */
+    int init_homotopy;         /* 1: the homotopy solved it, -1: tried and failed */
     long events;               /* zero crossings handled */
     long reinits;              /* IDAReInit calls (events and tstops) */
     double event_t[DYRT_EVENT_LOG]; /* times of the first events, for -v */

@@ -186,6 +186,8 @@ static void largest_residuals(const Newton *nw, char *buf, size_t size)
 
 static int fail(const Newton *nw, const char *why)
 {
+    if (nw->quiet)
+        return DYRT_EXIT_USER;
     char worst[600];
     largest_residuals(nw, worst, sizeof worst);
     dyrt_error("initialization failed: %s: residual norm %.3g after %ld iterations; "
@@ -197,6 +199,8 @@ static int fail(const Newton *nw, const char *why)
  * and, from the values at z, where the non-finite value began. */
 static int nonfinite(const Newton *nw, const char *where)
 {
+    if (nw->quiet)
+        return DYRT_EXIT_USER;
     char rows[700];
     size_t len = 0;
     int n = 0;
@@ -294,8 +298,9 @@ static int newton_solve(Newton *nw)
 {
     if (dyrt_init_eval(nw, nw->z, nw->r) != 0)
         return nonfinite(nw, "at the initial guess");
+    long first = nw->iters;
     while (norm_inf(nw->r, nw->n) > NEWTON_FTOL) {
-        if (nw->iters >= NEWTON_MAXITER)
+        if (nw->iters - first >= NEWTON_MAXITER)
             return fail(nw, "no convergence");
         nw->iters++;
         int rc = newton_direction(nw);
@@ -405,11 +410,41 @@ static int blocks_hold(const Newton *nw)
     return 1;
 }
 
+/* The whole-system Newton from where the blocks left it; when it fails,
+ * the homotopy from the guesses z0 (inithomotopy.c) and the Newton once
+ * more from its end; when that fails too, the first failure's messages. */
+static int whole_system(Newton *nw, const InitBlocks *ib, const double *z0)
+{
+    size_t bytes = sizeof(double) * (size_t)nw->n;
+    double *zb = dyrt_calloc((size_t)nw->n, sizeof *zb);
+    if (!zb)
+        return DYRT_EXIT_INTERNAL;
+    memcpy(zb, nw->z, bytes);
+    nw->quiet = nw->m->init_nblocks > 0;
+    int rc = newton_solve(nw);
+    if (rc == DYRT_EXIT_USER && nw->quiet) {
+        nw->quiet = 0;
+        nw->homotopy = dyrt_init_homotopy(nw, z0) == 0 ? 1 : -1;
+        if (nw->homotopy > 0)
+            rc = newton_solve(nw);
+        if (nw->homotopy < 0 || rc) { /* the original failure, with its messages */
+            memcpy(nw->z, zb, bytes);
+            rc = newton_solve(nw);
+        }
+    }
+    nw->quiet = 0;
+    free(zb);
+    if (rc && ib->failed >= 0 && ib->left == DYRT_INIT_LEFT_UNSOLVED)
+        dyrt_error("initialization: %s; the whole-system Newton from there failed too", ib->why);
+    return rc;
+}
+
 static int solve_init_system(DyrtSim *s)
 {
     const DyrtModel *m = s->m;
     Newton nw = {.s = s, .m = m, .p = s->p, .t0 = s->start};
     InitBlocks ib = {.failed = -1};
+    double *z0 = NULL;         /* the guesses */
     int rc = newton_alloc(&nw, m);
     klu_defaults(&nw.common);
     if (!rc)
@@ -418,15 +453,15 @@ static int solve_init_system(DyrtSim *s)
         m->init_guess(s->start, s->p, nw.z);
         for (int k = 0; k < nw.nover; k++)
             nw.z[nw.over_z[k]] = nw.over_val[k];
-        if (blocks_hold(&nw))
+        if (!(z0 = dyrt_calloc((size_t)nw.n, sizeof *z0)))
+            rc = DYRT_EXIT_INTERNAL;
+        else
+            memcpy(z0, nw.z, sizeof *z0 * (size_t)nw.n);
+        if (!rc && blocks_hold(&nw))
             rc = dyrt_init_blocks(&nw, &ib);
     }
-    if (!rc) {
-        /* what the blocks left; else one evaluation confirms their solution */
-        rc = newton_solve(&nw);
-        if (rc && ib.failed >= 0 && ib.left == DYRT_INIT_LEFT_UNSOLVED)
-            dyrt_error("initialization: %s; the whole-system Newton from there failed too", ib.why);
-    }
+    if (!rc)
+        rc = whole_system(&nw, &ib, z0);
     if (!rc)
         rc = check_relations(&nw);
     if (!rc)
@@ -438,6 +473,8 @@ static int solve_init_system(DyrtSim *s)
     s->stats.init_block_rounds = ib.rounds;
     s->stats.init_left = ib.failed + 1;
     s->stats.init_left_why = ib.left;
+    s->stats.init_homotopy = nw.homotopy;
+    free(z0);
     newton_free(&nw);
     return rc;
 }

@@ -144,37 +144,81 @@ static LLVMValueRef fold_assert(Cg *g, LLVMValueRef acc, LLVMValueRef v, uint32_
     return LLVMBuildSelect(g->bld, have, acc, mine, "");
 }
 
-/* Number of items [first, n) that fit in one chunk (at least one). */
+/* Is there a loop at item j?  A planned run whose leaves have consistent
+ * strides (cg_loop_strides, which leaves them set for emission); a run
+ * without is dropped: its items are emitted straight. */
+static bool loop_at(Cg *g, const CgItem *items, uint32_t j, int32_t *dstride) {
+    if (!g->run[j]) return false;
+    if (cg_loop_strides(g, items, j, g->period[j], dstride)) return true;
+    g->run[j] = 0;
+    return false;
+}
+
+/* Nodes of the loop at j: its body, one iteration, counted afresh (values
+ * are not shared across a loop's boundary). */
+static uint32_t loop_cost(Cg *g, const CgItem *items, uint32_t j) {
+    g->stamp++;
+    uint32_t n = 0;
+    for (uint32_t r = 0; r < g->period[j]; r++) n += item_cost(g, &items[j + r]);
+    g->stamp++;
+    return n;
+}
+
+/* Number of items [first, n) that fit in one chunk (at least one item or
+ * one loop): straight items and loops, a loop costing its body. */
 static uint32_t plan_chunk(Cg *g, const CgItem *items, uint32_t first, uint32_t n,
                            uint32_t *nodes) {
+    int32_t dstride[CG_LOOP_MAX_PERIOD];
     uint32_t j = first, total = 0;
-    while (j < n && (j == first || !g->run || !g->run[j])) {
-        uint32_t c = item_cost(g, &items[j]);
+    while (j < n) {
+        bool loop = loop_at(g, items, j, dstride);
+        uint32_t c = loop ? loop_cost(g, items, j) : item_cost(g, &items[j]);
         if (j > first && total + c > g->chunk_cap) break;
         total += c;
-        j++;
+        j += loop ? g->run[j] : 1;
     }
     *nodes = total;
     return j - first;
 }
 
-/* Emit items [first, first+count) as chunk k; returns the chunk function. */
+/* Emit items [first, first+count) as chunk k (runs as loops, the others
+ * straight); returns the chunk function. */
 static LLVMValueRef emit_chunk(Cg *g, const CgFnSpec *spec, const CgItem *items,
                                uint32_t first, uint32_t count, uint32_t k) {
     char name[256];
     snprintf(name, sizeof name, "%s.%u", spec->name, k);
     LLVMValueRef fn = begin_fn(g, spec, name, true);
     g->stamp++;
-    LLVMValueRef acc = LLVMConstInt(g->t_i32, 0, 0);
+    LLVMValueRef acc = LLVMConstInt(g->t_i32, 0, 0), loops_nan = NULL;
     NanAcc nan = {NULL, NULL};
-    for (uint32_t i = first; i < first + count; i++) {
+    int32_t dstride[CG_LOOP_MAX_PERIOD];
+    for (uint32_t i = first; i < first + count;) {
+        if (loop_at(g, items, i, dstride)) {
+            LLVMValueRef r = cg_emit_loop(g, spec, items, i, g->run[i], g->period[i], dstride, fn);
+            if (spec->ret == CG_RET_STATUS)
+                loops_nan = loops_nan ? LLVMBuildOr(g->bld, loops_nan, r, "") : r;
+            if (spec->ret == CG_RET_ASSERT) {        /* the first failure wins */
+                LLVMValueRef have = LLVMBuildICmp(g->bld, LLVMIntNE, acc, LLVMConstInt(g->t_i32, 0, 0), "");
+                acc = LLVMBuildSelect(g->bld, have, acc, r, "");
+            }
+            g->nloops++;
+            i += g->run[i];
+            continue;
+        }
         const CgItem *it = &items[i];
         LLVMValueRef v = cg_item_value(g, it);
         if (spec->ret != CG_RET_ASSERT) store_item(g, it, v);
         if (spec->ret == CG_RET_STATUS) nan_add(g, &nan, v);
         if (spec->ret == CG_RET_ASSERT) acc = fold_assert(g, acc, v, i);
+        i++;
     }
-    if (spec->ret == CG_RET_STATUS) acc = nan_status(g, &nan);
+    if (spec->ret == CG_RET_STATUS) {
+        if (loops_nan) {
+            if (nan.pending) nan_add(g, &nan, nan.pending);
+            nan.any = nan.any ? LLVMBuildOr(g->bld, nan.any, loops_nan, "") : loops_nan;
+        }
+        acc = nan_status(g, &nan);
+    }
     if (spec->ret == CG_RET_VOID) LLVMBuildRetVoid(g->bld);
     else LLVMBuildRet(g->bld, acc);
     return fn;
@@ -302,38 +346,18 @@ static uint32_t emit_pieces(Cg *g, const CgFnSpec *spec, const CgItem *it, FnVec
     return cuts.len;
 }
 
-/* A run of items of one shape as a loop chunk; false (nothing emitted)
- * when its leaves have no consistent strides. */
-static bool emit_run(Cg *g, const CgFnSpec *spec, const CgItem *items, uint32_t first, FnVec *chunks) {
-    int32_t dstride[16];
-    uint32_t period = g->period[first];
-    if (!cg_loop_strides(g, items, first, period, dstride)) return false;
-    char name[256];
-    snprintf(name, sizeof name, "%s.%u", spec->name, chunks->len);
-    LLVMValueRef fn = begin_fn(g, spec, name, true);
-    cg_emit_loop(g, spec, items, first, g->run[first], period, dstride, fn);
-    vec_push(g->arena, chunks, fn);
-    g->nloops++;
-    return true;
-}
-
 LLVMValueRef cg_emit_function(Cg *g, const CgFnSpec *spec, const CgItem *items,
                               uint32_t nitems) {
     FnVec chunks = {0};
     uint32_t first = 0, ntmp = 0;
     g->run = ARENA_ARRAY(g->arena, uint32_t, nitems + 1);
-    g->period = ARENA_ARRAY(g->arena, uint8_t, nitems + 1);
-    cg_plan_loops(g, spec, items, nitems, g->run, g->period);
+    g->period = ARENA_ARRAY(g->arena, uint16_t, nitems + 1);
+    cg_plan_loops(g, items, nitems, g->run, g->period);
     while (first < nitems) {
-        if (g->run[first] && emit_run(g, spec, items, first, &chunks)) {
-            first += g->run[first];
-            continue;
-        }
-        g->run[first] = 0;
         uint32_t nodes;
         g->stamp++;
         uint32_t count = plan_chunk(g, items, first, nitems, &nodes);
-        if (nodes > g->chunk_cap) {           /* count == 1: one oversized item */
+        if (nodes > g->chunk_cap && !g->run[first]) {   /* count == 1: one oversized item */
             uint32_t n = emit_pieces(g, spec, &items[first], &chunks);
             if (n > ntmp) ntmp = n;
             nodes = 1 + (items[first].a != NULL) + 3 * (items[first].b != NULL);

@@ -108,7 +108,7 @@ typedef struct Cg {
     uint32_t *stride_stamp;    /* [nids] */
     uint32_t loop_gen;
     uint32_t *run;             /* cg_emit_function: run[k] items loop from k */
-    uint8_t *period;           /* items per iteration of that run */
+    uint16_t *period;          /* items per iteration of that run */
     uint32_t nloops;           /* statistics */
     uint32_t nchunks;          /* statistics */
     uint32_t max_chunk_nodes;
@@ -127,13 +127,15 @@ LLVMValueRef cg_emit_function(Cg *g, const CgFnSpec *spec, const CgItem *items,
                               uint32_t nitems);
 LLVMValueRef cg_item_value(Cg *g, const CgItem *it);
 
+#define CG_LOOP_MAX_PERIOD 512 /* items per loop iteration */
+
 /* cg_loop.c: runs of items of one shape (run[k] items from k, period[k]
- * per iteration; 0 = no run at k), their strides, the loop chunk */
-void cg_plan_loops(Cg *g, const CgFnSpec *spec, const CgItem *items, uint32_t n, uint32_t *run,
-                   uint8_t *period);
+ * per iteration; 0 = no run at k), their strides, one loop */
+void cg_plan_loops(Cg *g, const CgItem *items, uint32_t n, uint32_t *run,
+                   uint16_t *period);
 bool cg_loop_strides(Cg *g, const CgItem *items, uint32_t k0, uint32_t period, int32_t *dest_stride);
-void cg_emit_loop(Cg *g, const CgFnSpec *spec, const CgItem *items, uint32_t first, uint32_t count,
-                  uint32_t period, const int32_t *dstride, LLVMValueRef fn);
+LLVMValueRef cg_emit_loop(Cg *g, const CgFnSpec *spec, const CgItem *items, uint32_t first, uint32_t count,
+                          uint32_t period, const int32_t *dstride, LLVMValueRef fn);
 LLVMValueRef cg_loop_index(Cg *g, uint32_t base, int32_t stride);
 int32_t cg_leaf_stride(const Cg *g, const Expr *e);
 

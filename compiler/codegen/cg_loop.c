@@ -6,9 +6,10 @@
  * of items of the same shape: the residual row of capacitor i is the row of
  * capacitor 1 with every y, y' and p index shifted by a constant stride.
  * Straight-line code for them is large (N copies of one body) and slow to
- * compile and to run (instruction cache).  Such a run is emitted as one
- * chunk function holding a loop whose body is the first item's DAG, every
- * leaf index and the destination being `base + stride * j`.  The values are
+ * compile and to run (instruction cache).  Such a run is emitted as a loop
+ * whose body is the first item's DAG, every leaf index and the destination
+ * being `base + stride * j`; a chunk function holds loops and straight
+ * items up to its node cap (cg_chunk.c), the loop counting its body.  The values are
  * computed by the same IEEE operations in the same order, so the results
  * are bit-identical to the straight-line code.
  *
@@ -22,16 +23,20 @@
  * not in the first would change the back references, so they break the run.
  *
  * Only plain items qualify (not a copy, not guarded by `given`), with at most
- * LOOP_MAX_NODES nodes, in STATUS and VOID functions.  Planning is
- * O(items x LOOP_MAX_PERIOD x nodes per item).
+ * LOOP_MAX_NODES nodes.  Periods: every one up to 16, and longer ones where
+ * an item's shape recurs (best_run).  In ASSERT functions the loop keeps the first
+ * failing item's number, first + period*j + r, as the straight code does.  Planning is
+ * O(items x (LOOP_SHORT_PERIOD + LOOP_WINDOW x LOOP_HOPS) x nodes per item).
  */
 #include <string.h>
 
 #include "cg_internal.h"
 
 #define LOOP_MAX_NODES 256    /* larger items are emitted straight */
-#define LOOP_MAX_PERIOD 16    /* items per iteration */
 #define LOOP_MIN_ITEMS 16     /* shorter runs are not worth a loop */
+#define LOOP_SHORT_PERIOD 16  /* periods always tried */
+#define LOOP_WINDOW 16        /* items whose next repetitions propose periods */
+#define LOOP_HOPS 4           /* repetitions looked at per item */
 
 #define TOK_BACK 0x100u       /* token: back reference (| number << 16) */
 
@@ -124,23 +129,65 @@ static uint32_t run_length(const LoopPlan *lp, uint32_t first, uint32_t n, uint3
     return iters >= 2 ? iters * period : 0;
 }
 
-void cg_plan_loops(Cg *g, const CgFnSpec *spec, const CgItem *items, uint32_t n, uint32_t *run,
-                   uint8_t *period) {
+/* next[k]: the next item after k of the same shape hash (UINT32_MAX: none) */
+static void next_same(Cg *g, const LoopPlan *lp, uint32_t n, uint32_t *next) {
+    HashMap last = {0};
+    for (uint32_t k = n; k-- > 0;) {
+        next[k] = UINT32_MAX;
+        if (!lp->shape[k].ok) continue;
+        uint64_t key = lp->shape[k].hash | 1;    /* a HashMap key is nonzero */
+        void *v = hmap_get(&last, key);
+        if (v) next[k] = (uint32_t)(uintptr_t)v - 1;
+        hmap_put(g->arena, &last, key, (void *)(uintptr_t)(k + 1));
+    }
+}
+
+/* Periods tried at k: 1..LOOP_SHORT_PERIOD, and the distances from each of
+ * the next LOOP_WINDOW items to its next LOOP_HOPS repetitions (a row of a
+ * grid: the boundary items of one row recur in the next; the two ends of a
+ * row may share a shape), up to CG_LOOP_MAX_PERIOD items and a body of at
+ * most chunk_cap tokens.  The longest run wins. */
+static uint32_t best_run(Cg *g, const LoopPlan *lp, const uint32_t *next, const uint64_t *tokpre,
+                         uint32_t k, uint32_t n, uint32_t *bp) {
+    uint32_t best = 0;
+    *bp = 1;
+    for (uint32_t p = 1; p <= LOOP_SHORT_PERIOD; p++) {
+        uint32_t len = run_length(lp, k, n, p);
+        if (len > best) best = len, *bp = p;
+    }
+    for (uint32_t w = 0; w < LOOP_WINDOW && k + w < n; w++) {
+        uint32_t q = k + w;
+        for (int hop = 0; hop < LOOP_HOPS && next[q] != UINT32_MAX; hop++) {
+            q = next[q];
+            uint32_t p = q - (k + w);
+            if (p > CG_LOOP_MAX_PERIOD || k + p > n || tokpre[k + p] - tokpre[k] > g->chunk_cap) break;
+            if (p <= LOOP_SHORT_PERIOD) continue;
+            uint32_t len = run_length(lp, k, n, p);
+            if (len > best) best = len, *bp = p;
+        }
+    }
+    return best;
+}
+
+void cg_plan_loops(Cg *g, const CgItem *items, uint32_t n, uint32_t *run,
+                   uint16_t *period) {
     memset(run, 0, sizeof *run * n);
-    if (spec->ret == CG_RET_ASSERT || n < LOOP_MIN_ITEMS || g->opt->no_loops) return;
+    if (n < LOOP_MIN_ITEMS || g->opt->no_loops) return;
     LoopPlan lp = {.shape = ARENA_ARRAY(g->arena, Shape, n),
                    .seen = ARENA_ARRAY(g->arena, uint32_t, g->nids),
                    .num = ARENA_ARRAY(g->arena, uint32_t, g->nids)};
-    for (uint32_t k = 0; k < n; k++) shape_item(g, &lp, &items[k], &lp.shape[k]);
+    uint32_t *next = ARENA_ARRAY(g->arena, uint32_t, n);
+    uint64_t *tokpre = ARENA_ARRAY(g->arena, uint64_t, n + 1);
+    for (uint32_t k = 0; k < n; k++) {
+        shape_item(g, &lp, &items[k], &lp.shape[k]);
+        tokpre[k + 1] = tokpre[k] + lp.shape[k].ntok;
+    }
+    next_same(g, &lp, n, next);
     for (uint32_t k = 0; k < n;) {
-        uint32_t best = 0, bp = 1;
-        for (uint32_t p = 1; p <= LOOP_MAX_PERIOD; p++) {
-            uint32_t len = run_length(&lp, k, n, p);
-            if (len > best) best = len, bp = p;
-        }
+        uint32_t bp, best = best_run(g, &lp, next, tokpre, k, n, &bp);
         if (best < LOOP_MIN_ITEMS) { k++; continue; }
         run[k] = best;
-        period[k] = (uint8_t)bp;
+        period[k] = (uint16_t)bp;
         k += best;
     }
 }
@@ -200,24 +247,39 @@ int32_t cg_leaf_stride(const Cg *g, const Expr *e) {
     return g->loop_j && g->stride_stamp[e->id] == g->loop_gen ? g->loop_stride[e->id] : 0;
 }
 
-/* The body of a loop chunk (fn, positioned in its entry block): for j in
- * [0, count/period) the items of one iteration, each stored at dest +
- * stride*j (strides from cg_loop_strides); STATUS or-reduces NaN tests. */
-void cg_emit_loop(Cg *g, const CgFnSpec *spec, const CgItem *items, uint32_t first, uint32_t count,
-                  uint32_t period, const int32_t *dstride, LLVMValueRef fn) {
+/* A loop in fn, from the builder's current block: for j in [0,
+ * count/period) the items of one iteration, each stored at dest + stride*j
+ * (strides from cg_loop_strides).  Leaves the builder in the block after
+ * the loop and returns what the loop adds to the function's result: STATUS
+ * the i1 "some value was NaN", ASSERT the i32 1 + number of the first item
+ * that is 0 or NaN (0: none), VOID NULL.  Values emitted before the loop
+ * are not reused inside it nor values of its body after it (the memo stamp
+ * moves on both ways). */
+LLVMValueRef cg_emit_loop(Cg *g, const CgFnSpec *spec, const CgItem *items, uint32_t first, uint32_t count,
+                          uint32_t period, const int32_t *dstride, LLVMValueRef fn) {
+    bool assert = spec->ret == CG_RET_ASSERT;
+    LLVMTypeRef acc_t = assert ? g->t_i32 : g->t_i1;
     LLVMBasicBlockRef entry = LLVMGetInsertBlock(g->bld);
     LLVMBasicBlockRef body = LLVMAppendBasicBlockInContext(g->ctx, fn, "loop");
     LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(g->ctx, fn, "done");
     LLVMBuildBr(g->bld, body);
     LLVMPositionBuilderAtEnd(g->bld, body);
     LLVMValueRef j = LLVMBuildPhi(g->bld, g->t_i32, "j");
-    LLVMValueRef any = LLVMBuildPhi(g->bld, g->t_i1, "nan");
+    LLVMValueRef any = LLVMBuildPhi(g->bld, acc_t, "acc");
     g->loop_j = j;
     g->stamp++;
-    LLVMValueRef acc = any;
+    LLVMValueRef acc = any, zero = LLVMConstInt(g->t_i32, 0, 0);
     for (uint32_t r = 0; r < period; r++) {
         const CgItem *it = &items[first + r];
         LLVMValueRef v = cg_item_value(g, it);
+        if (assert) {             /* acc = acc ? acc : (v is 0 or NaN ? 1 + item : 0) */
+            LLVMValueRef failed = LLVMBuildFCmp(g->bld, LLVMRealUEQ, v, LLVMConstReal(g->t_f64, 0.0), "");
+            LLVMValueRef mine = LLVMBuildSelect(g->bld, failed, cg_loop_index(g, first + r + 1, (int32_t)period),
+                                                zero, "");
+            LLVMValueRef have = LLVMBuildICmp(g->bld, LLVMIntNE, acc, zero, "");
+            acc = LLVMBuildSelect(g->bld, have, acc, mine, "");
+            continue;
+        }
         LLVMValueRef idx = cg_loop_index(g, it->dest_index, dstride[r]);
         LLVMBuildStore(g->bld, v, LLVMBuildInBoundsGEP2(g->bld, g->t_f64, g->args[it->dest_arg], &idx, 1, ""));
         if (spec->ret == CG_RET_STATUS)
@@ -228,12 +290,12 @@ void cg_emit_loop(Cg *g, const CgFnSpec *spec, const CgItem *items, uint32_t fir
     LLVMBasicBlockRef last = LLVMGetInsertBlock(g->bld);
     LLVMBuildCondBr(g->bld, more, body, done);
     LLVMValueRef jin[2] = {LLVMConstInt(g->t_i32, 0, 0), jn};
-    LLVMValueRef ain[2] = {LLVMConstInt(g->t_i1, 0, 0), acc};
+    LLVMValueRef ain[2] = {LLVMConstInt(acc_t, 0, 0), acc};
     LLVMBasicBlockRef from[2] = {entry, last};
     LLVMAddIncoming(j, jin, from, 2);
     LLVMAddIncoming(any, ain, from, 2);
     LLVMPositionBuilderAtEnd(g->bld, done);
     g->loop_j = NULL;
-    if (spec->ret == CG_RET_VOID) LLVMBuildRetVoid(g->bld);
-    else LLVMBuildRet(g->bld, LLVMBuildZExt(g->bld, acc, g->t_i32, ""));
+    g->stamp++;
+    return spec->ret == CG_RET_VOID ? NULL : acc;
 }

@@ -19,8 +19,9 @@
  * ModelStructure: Outputs, Derivatives, InitialUnknowns (outputs,
  * calculated parameters, states and derivatives), each ascending; outputs
  * and derivatives with their `dependencies` on the states and inputs
- * (depend.c), the initial unknowns without (the standard then assumes
- * every known may matter).
+ * (depend.c); of the initial unknowns, the calculated parameters with
+ * theirs on the exact parameters and inputs (through their defaults), the
+ * rest without (the standard then assumes every known may matter).
  * O(np + nout + ny + number of units^2); the units are few.
  */
 #include <string.h>
@@ -221,7 +222,10 @@ static int parameter(Desc *d, uint32_t p)
         var_close(d, v->units);
         return 0;
     }
-    if ((s->param_flags[p] & SYS_PARAM_REQUIRED) || (!def && !(s->param_flags[p] & SYS_PARAM_MISSING))) {
+    /* (a structural value known to be `missing`, a constant without a value,
+     * is used at compile time only: a calculatedParameter below) */
+    if ((s->param_flags[p] & SYS_PARAM_REQUIRED) ||
+        (!def && !(s->param_flags[p] & SYS_PARAM_MISSING) && v->kind != FV_CONSTANT)) {
         diag_error(v->span, "parameter `%s` has no value; an FMU needs a start value for every "
                    "parameter: give it one in the model", v->name);
         return 1;
@@ -277,7 +281,7 @@ static void section(Desc *d, const char *name, const uint32_t *idx, uint32_t n, 
     fprintf(d->out, "    <%s>\n", name);
     for (uint32_t i = 0; i < n; i++) {
         fprintf(d->out, "      <Unknown index=\"%u\"", idx[i]);
-        if (sets)
+        if (sets && sets[i])
             fmi_deps_print(d->out, deps, sets[i]);
         fputs("/>\n", d->out);
     }
@@ -309,11 +313,58 @@ static uint64_t *new_set(Arena *a, const FmiDeps *deps)
     return ARENA_ARRAY(a, uint64_t, deps->words + 1);
 }
 
+/* A known of the initialization: an input, or a parameter with
+ * causality="parameter" (initial exact). */
+static bool init_known(const System *s, uint32_t q)
+{
+    unsigned char f = s->param_flags[q];
+    return (f & SYS_PARAM_INPUT) ||
+           (!(f & (SYS_PARAM_DISCRETE | SYS_PARAM_FINAL)) && !is_calculated_param(s, q));
+}
+
+/* The dependencies of the calculated parameters on the knowns of the
+ * initialization (bits over the parameter slots: index q + 1 is bit q),
+ * through their defaults in evaluation order; NULL for one computed by the
+ * initialization system (`missing`) or reading a clocked value, which get
+ * no attribute.  *pd: the numbering, for fmi_deps_print. */
+static uint64_t **param_dependencies(const System *s, Arena *a, FmiDeps *pd)
+{
+    memset(pd, 0, sizeof *pd);
+    pd->nknown = s->np;
+    pd->words = (s->np + 63) / 64;
+    pd->known_index = ARENA_ARRAY(a, uint32_t, s->np + 1);
+    for (uint32_t q = 0; q < s->np; q++)
+        pd->known_index[q] = q + 1;
+    uint64_t **set = ARENA_ARRAY(a, uint64_t *, s->np + 1);
+    for (uint32_t k = 0; k < s->np; k++) {
+        uint32_t p = s->param_order ? s->param_order[k] : k;
+        if (!is_calculated_param(s, p) || (s->param_flags[p] & SYS_PARAM_MISSING))
+            continue;
+        uint64_t *mine = new_set(a, pd);
+        bool ok = true;
+        ExprVec leaves = {0};
+        if (s->param_default[p])
+            expr_leaves(s->ctx, s->param_default[p], EXPR_P, &leaves);
+        for (uint32_t l = 0; l < leaves.len && ok; l++) {
+            uint32_t q = leaves.data[l]->index;
+            if (init_known(s, q))
+                mine[q / 64] |= 1ULL << (q % 64);
+            else if (is_calculated_param(s, q) && set[q])
+                for (uint32_t w = 0; w < pd->words; w++)
+                    mine[w] |= set[q][w];
+            else if (!(s->param_flags[q] & SYS_PARAM_FINAL) || is_calculated_param(s, q))
+                ok = false;                /* a clocked value, or unknown here */
+        }
+        set[p] = ok ? mine : NULL;
+    }
+    return set;
+}
+
 static void model_structure(Desc *d, Arena *a)
 {
     const System *s = d->s;
     uint32_t *idx = ARENA_ARRAY(a, uint32_t, s->np + s->nout + s->ny + 1), n = 0;
-    uint64_t **sets = ARENA_ARRAY(a, uint64_t *, s->nout + s->ny + 1);
+    uint64_t **sets = ARENA_ARRAY(a, uint64_t *, s->np + s->nout + s->ny + 1);
     uint32_t *state_index = ARENA_ARRAY(a, uint32_t, s->ny + 1);
     for (uint32_t i = 0; i < s->ny; i++)
         state_index[i] = d->state_col[i] >= 0 ? d->col_idx[d->state_col[i]] : 0;
@@ -336,16 +387,24 @@ static void model_structure(Desc *d, Arena *a)
         }
     section(d, "Derivatives", idx, n, &deps, with ? sets : NULL);
     n = 0;
+    FmiDeps pd;
+    uint64_t **pset = param_dependencies(s, a, &pd);
     for (uint32_t p = 0; p < s->np; p++)
-        if (is_calculated_param(s, p))
+        if (is_calculated_param(s, p)) {
+            sets[n] = pset[p];
             idx[n++] = p + 1;
+        }
     for (uint32_t k = 0; k < s->nout; k++)
-        if (d->col_idx[k] && (is_output(d->ovar[k]) || d->is_state[k]))
+        if (d->col_idx[k] && (is_output(d->ovar[k]) || d->is_state[k])) {
+            sets[n] = NULL;
             idx[n++] = d->col_idx[k];
+        }
     for (uint32_t i = 0; i < s->ny; i++)
-        if (d->state_col[i] >= 0)
+        if (d->state_col[i] >= 0) {
+            sets[n] = NULL;
             idx[n++] = d->der_idx[i];
-    section(d, "InitialUnknowns", idx, n, NULL, NULL);
+        }
+    section(d, "InitialUnknowns", idx, n, &pd, sets);
     fputs("  </ModelStructure>\n", d->out);
 }
 

@@ -1,14 +1,27 @@
 /*
  * arena.c -- bump allocation in chunks, growable arrays on top of it, and
- * open-addressing hash maps.  Nothing is freed individually: the whole arena
- * goes at once.
+ * open-addressing hash maps.  Small blocks are never freed individually:
+ * the whole arena goes at once.  A block of BIG_BLOCK bytes or more gets an
+ * allocation of its own (calloc: untouched pages cost nothing), kept in a
+ * second, doubly linked list, and arena_release gives it back at once: a
+ * growing array or hash table no longer leaves its outgrown copies behind
+ * (they were half the memory of a large model's structure phase).
  */
 #include "support.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define CHUNK_MIN (64u * 1024u)
+/* Sanitizer builds take the big-block path from 4 KB, so the tests' small
+ * models exercise it (a stale pointer into an outgrown array is then a
+ * use-after-free ASan reports). */
+#if defined(__SANITIZE_ADDRESS__)
+#define BIG_BLOCK 4096u
+#else
+#define BIG_BLOCK (256u * 1024u)
+#endif
 
 typedef struct Chunk {
     struct Chunk *next;
@@ -16,24 +29,35 @@ typedef struct Chunk {
     unsigned char mem[];   /* 8-aligned: all bump() guarantees (see arena_alloc) */
 } Chunk;
 
+typedef struct Big {       /* a block of its own: BIG_BLOCK bytes or more */
+    struct Big *next, *prev;
+    Arena *owner;
+    size_t size;
+    unsigned char mem[];
+} Big;
+
 struct Arena {
     Chunk *head;
+    Big *big;          /* the blocks of their own */
     size_t total;
     Chunk *base;       /* arena_new_in: the first chunk, owned by the parent */
 };
 
+static void oom(size_t n) {
+    fprintf(stderr, "dyadc: out of memory (%zu bytes)\n", n);
+    exit(2);
+}
+
 static void *xmalloc(size_t n) {
     void *p = malloc(n);
-    if (!p) {
-        fprintf(stderr, "dyadc: out of memory (%zu bytes)\n", n);
-        exit(2);
-    }
+    if (!p) oom(n);
     return p;
 }
 
 Arena *arena_new(void) {
     Arena *a = xmalloc(sizeof *a);
     a->head = NULL;
+    a->big = NULL;
     a->total = 0;
     a->base = NULL;
     return a;
@@ -44,6 +68,11 @@ static void free_chunks(Arena *a) {
         n = c->next;
         free(c);
     }
+    for (Big *b = a->big, *n; b; b = n) {
+        n = b->next;
+        free(b);
+    }
+    a->big = NULL;
 }
 
 void arena_free(Arena *a) {
@@ -74,8 +103,34 @@ void arena_reset(Arena *a) {
 
 size_t arena_bytes(const Arena *a) { return a->total; }
 
+/* A zeroed block of its own. */
+static void *big_alloc(Arena *a, size_t size) {
+    Big *b = calloc(1, sizeof(Big) + size);
+    if (!b) oom(size);
+    b->owner = a;
+    b->size = size;
+    b->next = a->big;
+    if (a->big) a->big->prev = b;
+    a->big = b;
+    a->total += size;
+    return b->mem;
+}
+
+void arena_release(Arena *a, void *p, size_t size) {
+    (void)a;
+    if (!p || size < BIG_BLOCK) return;
+    Big *b = (Big *)((unsigned char *)p - offsetof(Big, mem));
+    Arena *o = b->owner;           /* the arena it came from */
+    if (b->prev) b->prev->next = b->next;
+    else o->big = b->next;
+    if (b->next) b->next->prev = b->prev;
+    o->total -= b->size;
+    free(b);
+}
+
 /* size bytes at an alignment (a power of two, at most 8) */
 static void *bump(Arena *a, size_t size, size_t align) {
+    if (size >= BIG_BLOCK) return big_alloc(a, size);
     Chunk *c = a->head;
     size_t at = c ? (c->used + align - 1) & ~(align - 1) : 0;
     if (!c || at > c->size || c->size - at < size) {
@@ -96,14 +151,16 @@ static void *bump(Arena *a, size_t size, size_t align) {
  * vector types): an Expr node takes 40 bytes instead of 48. */
 void *arena_alloc(Arena *a, size_t size) {
     void *p = bump(a, size, 8);
-    memset(p, 0, size);
+    if (size < BIG_BLOCK) memset(p, 0, size);   /* a big block comes zeroed */
     return p;
 }
 
+/* The old block is released (a big one is freed): p is invalid afterwards. */
 void *arena_realloc(Arena *a, void *p, size_t old, size_t size) {
     if (size <= old) return p;
     void *q = arena_alloc(a, size);
     if (p && old) memcpy(q, p, old);
+    arena_release(a, p, old);
     return q;
 }
 
@@ -178,6 +235,8 @@ static void hmap_rehash(Arena *a, HashMap *m, uint32_t cap) {
             n.vals[j] = m->vals[i];
             n.len++;
         }
+    arena_release(a, m->keys, sizeof(uint64_t) * m->cap);
+    arena_release(a, m->vals, sizeof(void *) * m->cap);
     *m = n;
 }
 

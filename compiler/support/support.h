@@ -28,7 +28,8 @@ void arena_free(Arena *a);
 Arena *arena_new_in(Arena *parent, size_t size);   /* scratch: see arena.c */
 void arena_reset(Arena *a);                          /* drop everything, keep the first chunk */
 void *arena_alloc(Arena *a, size_t size);          /* zeroed, 8-byte aligned */
-void *arena_realloc(Arena *a, void *p, size_t old, size_t size);
+void *arena_realloc(Arena *a, void *p, size_t old, size_t size); /* p is released */
+void arena_release(Arena *a, void *p, size_t size); /* frees a block of >= 256 KB at once */
 char *arena_strndup(Arena *a, const char *s, size_t n);
 char *arena_printf(Arena *a, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
@@ -130,7 +131,7 @@ bool diag_had_internal(void);
 void diag_reset(void);
 
 /* ---------- pass timing (--time-passes) ----------
- * timing_phase/timing_sub print the time since *t0 (and the peak memory)
+ * timing_phase/timing_sub print the wall and CPU time since *t0 (and the peak memory)
  * when enabled, then set *t0 to now.  Sub-passes are named `phase.sub`. */
 void timing_enable(bool on);
 bool timing_enabled(void);

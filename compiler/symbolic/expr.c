@@ -104,6 +104,8 @@ static void table_grow(ExprCtx *c) {
         t[j] = e;
         h[j] = c->hashes[i];
     }
+    arena_release(c->arena, c->table, sizeof(Expr *) * c->cap);
+    arena_release(c->arena, c->hashes, sizeof(uint32_t) * c->cap);
     c->table = t;
     c->hashes = h;
     c->cap = cap;

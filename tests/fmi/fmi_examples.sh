@@ -41,6 +41,7 @@ spring_chain|examples/spring_chain/SpringChain.dyad --model SpringChain|2|0.01|1
 heat_rod|examples/heat_rod/HeatRod.dyad --model HeatRod|5|0.05|2e-3|1e-10|1e-10 1e-12
 clocks|tests/golden/structure/Clocks.dyad --no-stdlib --model Clocks|1|0.01|1e-3|1e-10|1e-10 1e-12
 inputfilter|tests/sim/e2e/inputfilter.dyad --no-stdlib --model InputFilter|2|0.01|1e-3|1e-10|1e-10 1e-12|-|u=1
+calcparams|tests/fmi/calcparams.dyad --no-stdlib --model CalcParams|1|0.01|1e-3|1e-10|1e-10 1e-12
 firsttick|tests/sim/clocks/clocked.dyad --model FirstTick|2.5|0.01|1e-3|1e-10|1e-10 1e-12
 zcinterval|tests/sim/clocks/clocked.dyad --model CrossingIntervals|2.5|0.01|1e-3|1e-10|1e-10 1e-12
 spherical_sets|tests/sim/mech/spherical.dyad --no-stdlib --model SphericalPendulum|10|0.01|-|-|-|-||cs
@@ -51,6 +52,7 @@ mb_spherical|examples/multibody/SphericalPendulum.dyad --model SphericalPendulum
 mb_gyroscope|examples/multibody/Gyroscope.dyad --model Gyroscope|1|0.01|-|-|-|1e-8
 mb_chain|examples/multibody/Chain.dyad --model Chain5|1|0.01|1e-3|1e-10|1e-10 1e-12|1e-8
 mb_springmass|examples/multibody/SpringMass.dyad --model SpringMass|1|0.01|1e-3|1e-10|1e-10 1e-12|1e-8
+mb_slidercrank|examples/multibody/SliderCrank.dyad --model SliderCrank|1|0.01|-|-|-|1e-8
 mb_fourbar|examples/multibody/FourBar.dyad --model FourBarLoop|1|0.01|-|-|-|1e-8
 '
 
@@ -59,7 +61,7 @@ check() {   # name what command...
     if ! "$@" > "$tmp/$n.$what.log" 2>&1; then
         echo "$n: $what FAILED"; cat "$tmp/$n.$what.log"; fail=1; return 1
     fi
-    grep -h "compare:" "$tmp/$n.$what.log" | sed "s/^/$n: $what: /"
+    grep -h "compare:\|dependencies" "$tmp/$n.$what.log" | sed "s/^/$n: $what: /"
     return 0
 }
 

@@ -8,8 +8,10 @@
  *     "not finite"; block by block, x is solved first and the rest follows;
  *   - InitChain: 3 n one-equation blocks, x[i] from implicit initial
  *     relations and w[i] down a chain, solved without the whole system;
- *   - a block without solution (initial x^2 = -1): the error names the
- *     block, its equation and its unknown.
+ *   - x^3 - 2 x + 2 = 0 from the guess 0, where the damped Newton stalls at
+ *     a local minimum of |r|: the homotopy from the guess finds the root;
+ *   - a block without solution (initial x^2 = -1; the homotopy fails too):
+ *     the error names the block, its equation and its unknown.
  * Models live in tests/sim/init/ (and tests/sim/e2e/).
  */
 #include <check.h>
@@ -110,6 +112,34 @@ START_TEST(chain_of_blocks) {
 }
 END_TEST
 
+/* x^3 - 2 x + 2 = 0 from the guess 0: the damped Newton stalls at the local
+ * minimum of |r|; the homotopy from the guess reaches the real root.  Then
+ * x'' = -x with v(0) = 0: x = x0 cos t. */
+START_TEST(homotopy_when_newton_stalls) {
+    char *log = run("tests/sim/init/homotopy.dyad", "HomotopyInit", "1", "init_homotopy.csv", 0);
+    assert_contains(log, "the homotopy from them solved it");
+    StCsv c;
+    ck_assert_int_eq(st_csv_read("init_homotopy.csv", &c), 0);
+    int kx = st_csv_col(&c, "x");
+    ck_assert(kx > 0);
+    double lo = -2, hi = -1.5; /* the real root, by bisection: r(-2) < 0 < r(-1.5) */
+    for (int k = 0; k < 200; k++) {
+        double mid = 0.5 * (lo + hi);
+        if (mid * mid * mid - 2 * mid + 2 < 0) lo = mid;
+        else hi = mid;
+    }
+    double x0 = 0.5 * (lo + hi), err = 0;
+    for (int r = 0; r < c.nrows; r++)
+        err = fmax(err, fabs(st_csv(&c, r, kx) - x0 * cos(st_csv(&c, r, 0))));
+    fprintf(stderr, "HomotopyInit: x(0) = %.17g (root %.17g), max error of x = x0 cos t %.3g\n",
+            st_csv(&c, 0, kx), x0, err);
+    ck_assert_msg(fabs(st_csv(&c, 0, kx) - x0) < 1e-12, "x(0) = %.17g", st_csv(&c, 0, kx));
+    ck_assert_msg(err < 1e-8, "x error %g", err);
+    st_csv_free(&c);
+    free(log);
+}
+END_TEST
+
 START_TEST(failed_block_is_named) {
     char *log = run("tests/sim/e2e/badinit.dyad", "BadInit", "1", "init_bad.csv", 1);
     fprintf(stderr, "BadInit: %s", log);
@@ -128,6 +158,7 @@ int main(void) {
     tcase_set_timeout(tc, 0);
     tcase_add_test(tc, nan_at_the_guess_solved_block_by_block);
     tcase_add_test(tc, chain_of_blocks);
+    tcase_add_test(tc, homotopy_when_newton_stalls);
     tcase_add_test(tc, failed_block_is_named);
     suite_add_tcase(s, tc);
     return check_failures(s) ? 1 : 0;

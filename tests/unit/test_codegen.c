@@ -704,10 +704,13 @@ END_TEST
  * shape with every slot shifted per row (the codegen turns them into
  * loops), boundary rows, and rows i < 40 that also read y[20] (at i = 20
  * the two leaves coincide and the shape changes, so a run must break
- * there); outputs of period 3.  p[2i] = R_i, p[2i+1] = C_i. */
+ * there); outputs of period 3; coefficient checks of period 2 (-R_i, C_i:
+ * an ASSERT function, whose loops must report the first zero as the
+ * straight code does).  p[2i] = R_i, p[2i+1] = C_i. */
 static TestSys *ladder_system(uint32_t n) {
     TestSys *t = ts_new();
     Expr **r = ARENA_ARRAY(t->arena, Expr *, n), **out = ARENA_ARRAY(t->arena, Expr *, 3 * n);
+    Expr **coef = ARENA_ARRAY(t->arena, Expr *, 2 * n);
     for (uint32_t i = 0; i < n; i++) {
         Expr *left = i ? Y(t, i - 1) : C(t, 0), *right = i + 1 < n ? Y(t, i + 1) : C(t, 0);
         Expr *in = expr_div(t->x, expr_sub(t->x, left, Y(t, i)), P(t, 2 * i));
@@ -717,10 +720,15 @@ static TestSys *ladder_system(uint32_t n) {
         out[3 * i] = expr_mul(t->x, C(t, 2), Y(t, i));
         out[3 * i + 1] = expr_add(t->x, YP(t, i), P(t, 0));
         out[3 * i + 2] = expr_mul(t->x, expr_call(t->x, FN_SIN, Y(t, i), NULL), P(t, 2 * i + 1));
+        coef[2 * i] = expr_neg(t->x, P(t, 2 * i));
+        coef[2 * i + 1] = P(t, 2 * i + 1);
     }
     ts_set_resid(t, n, r);
     ts_set_params(t, 2 * n + 1, NULL, NULL);
     ts_set_outputs(t, 3 * n, out);
+    t->s.ncoef_check = 2 * n;
+    t->s.coef_check = coef;
+    t->s.coef_check_msg = names(t, "coef", 2 * n);
     return t;
 }
 
@@ -743,7 +751,7 @@ START_TEST(test_loops_bitwise) {
     without.no_loops = 1;
     CgStats st;
     ck_assert_int_eq(cg_stats(s, &with, &st), 0);
-    ck_assert_uint_ge(st.loops, 3);             /* residual, Jacobian, outputs */
+    ck_assert_uint_ge(st.loops, 4);             /* residual, Jacobian, outputs, checks */
     ck_assert_int_eq(cg_stats(s, &without, &st), 0);
     ck_assert_uint_eq(st.loops, 0);
     size_t ir[2];
@@ -771,6 +779,18 @@ START_TEST(test_loops_bitwise) {
         ck_assert_mem_eq(r[0], r[1], sizeof r[0]);
         ck_assert_mem_eq(jac[0], jac[1], sizeof(double) * s->jac_nnz);
         ck_assert_mem_eq(out[0], out[1], sizeof out[0]);
+        /* coefficient checks: 0 when none is zero, else 1 + the first zero */
+        const DyrtModel *mw = cg_jit_model(jw), *mo = cg_jit_model(jo);
+        ck_assert_int_eq(mw->check_coefs(pt.p), 0);
+        uint32_t zeros[3] = {2 * (37 + rep * 13), 2 * (41 + rep * 17) + 1, 2 * N - 1};
+        double keep[3];
+        for (int z = 2; z >= 0; z--) {          /* the last, then earlier ones too */
+            keep[z] = pt.p[zeros[z]];
+            pt.p[zeros[z]] = z == 1 ? NAN : 0.0;
+            ck_assert_int_eq(mw->check_coefs(pt.p), (int)zeros[z] + 1);
+            ck_assert_int_eq(mo->check_coefs(pt.p), (int)zeros[z] + 1);
+        }
+        for (int z = 0; z < 3; z++) pt.p[zeros[z]] = keep[z];
         if (rep == 9) continue;
         for (uint32_t i = 0; i < N; i++) assert_close(r[0][i], ev(s->resid[i], &pt), "resid", i);
         for (uint32_t k = 0; k < s->jac_nnz; k++)
