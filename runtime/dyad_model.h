@@ -238,7 +238,11 @@ typedef struct DyrtModel {
 
     /* ABI 2 (appended; every field may be NULL) */
     const char *const *init_eq_names; /* [init_n] each init equation as the modeler
-                                         wrote it (with its location), for messages */
+                                         wrote it (with its location), for messages;
+                                         "guess of NAME" marks the row pinning the
+                                         `missing` parameter NAME at its guess, which
+                                         the runtime may move to another `missing`
+                                         parameter (init.c, swap_guess) */
     const int32_t *initial_row;       /* [ny] init equation that is y_i's `initial`
                                          relation, -1 none (see --initial above) */
     const int32_t *initial_z;         /* [ny] init unknown that holds y_i, -1 none */

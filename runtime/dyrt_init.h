@@ -35,6 +35,14 @@ typedef struct Newton {
     unsigned char *row_over;   /* [n] 1 when the row is overridden */
     int quiet;                 /* a failure is not reported (the homotopy follows) */
     int homotopy;              /* 1 it solved the system, -1 it failed, 0 not tried */
+    /* guess rows (initguess.c); map == NULL: the model's pattern, vals in its order */
+    int *map;                  /* [init_nnz] position of the model's entry k in vals */
+    double *mvals;             /* [init_nnz] the model's Jacobian values */
+    int ng, ncand;             /* guess rows, `missing` columns */
+    int *g_row, *g_col, *g_orig; /* [ng] row, column it pins now, column the compiler chose */
+    int *cand;                 /* [ncand] the `missing` columns */
+    double *guess;             /* [n] the starting point */
+    int swapped;               /* dyrt_init_swap_guess was tried */
 } Newton;
 
 /* What the block-wise pass did (initblock.c). */
@@ -58,5 +66,12 @@ int dyrt_init_blocks(Newton *nw, InitBlocks *ib);
 
 /* inithomotopy.c: from the guesses z0 to a solution in nw->z; 0 when found */
 int dyrt_init_homotopy(Newton *nw, const double *z0);
+
+/* initguess.c: J singular: pin another `missing` parameter in a guess row
+ * (once per solve); the factorization, or NULL.  The residual and the
+ * Jacobian of the rows so moved (dyrt_init_eval, dyrt_init_jacobian). */
+klu_numeric *dyrt_init_swap_guess(Newton *nw);
+void dyrt_init_guess_residual(const Newton *nw, const double *z, double *r);
+void dyrt_init_guess_jacobian(Newton *nw);
 
 #endif

@@ -38,10 +38,10 @@ static int newton_alloc(Newton *nw, const DyrtModel *m)
     nw->colptr = dyrt_calloc((size_t)n + 1, sizeof(int));
     nw->rowidx = dyrt_calloc((size_t)nnz, sizeof(int));
     nw->vals = dyrt_calloc((size_t)nnz, sizeof(double));
-    double **vecs[] = {&nw->z, &nw->dz, &nw->zt, &nw->r, &nw->rt};
+    double **vecs[] = {&nw->z, &nw->dz, &nw->zt, &nw->guess, &nw->r, &nw->rt};
     size_t nr = (size_t)n + 2 * (size_t)m->init_ncheck;
-    for (int k = 0; k < 5; k++)
-        if (!(*vecs[k] = dyrt_calloc(k < 3 ? (size_t)n : nr, sizeof(double))))
+    for (int k = 0; k < 6; k++)
+        if (!(*vecs[k] = dyrt_calloc(k < 4 ? (size_t)n : nr, sizeof(double))))
             return DYRT_EXIT_INTERNAL;
     if (!nw->colptr || !nw->rowidx || !nw->vals)
         return DYRT_EXIT_INTERNAL;
@@ -59,6 +59,13 @@ static void newton_free(Newton *nw)
     free(nw->over_pos);
     free(nw->over_val);
     free(nw->row_over);
+    free(nw->map);
+    free(nw->mvals);
+    free(nw->cand);
+    free(nw->g_row);
+    free(nw->g_col);
+    free(nw->g_orig);
+    free(nw->guess);
     if (nw->sym)
         klu_free_symbolic(&nw->sym, &nw->common);
     free(nw->colptr);
@@ -77,6 +84,7 @@ int dyrt_init_eval(Newton *nw, const double *z, double *r)
 {
     nw->evals++;
     int rc = nw->m->init_residual(nw->t0, z, nw->p, r);
+    dyrt_init_guess_residual(nw, z, r);
     for (int k = 0; k < nw->nover; k++)
         r[nw->over_row[k]] = z[nw->over_z[k]] - nw->over_val[k];
     for (int i = 0; i < nw->n; i++)
@@ -102,11 +110,13 @@ static double half_sq(const double *v, int n)
     return 0.5 * s;
 }
 
-/* The model's init Jacobian, with the overridden rows replaced by unit
- * rows; every entry is written, -1 when one is NaN. */
+/* The model's init Jacobian, with the moved guess rows (initguess.c) and the
+ * overridden rows replaced by unit rows; every entry is written, -1 when
+ * one is NaN. */
 int dyrt_init_jacobian(Newton *nw)
 {
-    int rc = nw->m->init_jacobian(nw->t0, nw->z, nw->p, nw->vals) != 0 ? -1 : 0;
+    int rc = nw->m->init_jacobian(nw->t0, nw->z, nw->p, nw->map ? nw->mvals : nw->vals) != 0 ? -1 : 0;
+    dyrt_init_guess_jacobian(nw);
     if (nw->nover == 0)
         return rc;
     int nnz = nw->colptr[nw->n];
@@ -241,8 +251,9 @@ static int perturb(Newton *nw, int attempt)
     return dyrt_init_eval(nw, nw->z, nw->r);
 }
 
-/* dz = -J^-1 r with KLU.  When J is singular at z, retry at a few nearby
- * points before reporting the unknown of the failing column. */
+/* dz = -J^-1 r with KLU.  When J is singular at z, try pinning another
+ * `missing` parameter at its guess (initguess.c), then retry at a few
+ * nearby points before reporting the unknown of the failing column. */
 static int newton_direction(Newton *nw)
 {
     klu_numeric *num = NULL;
@@ -255,6 +266,8 @@ static int newton_direction(Newton *nw)
         if (dyrt_init_jacobian(nw) != 0)
             return fail(nw, "the Jacobian cannot be evaluated");
         num = klu_factor(nw->colptr, nw->rowidx, nw->vals, nw->sym, &nw->common);
+        if (!num && !nw->swapped)
+            num = dyrt_init_swap_guess(nw);
         if (!num && (attempt == NEWTON_PERTURBATIONS || perturb(nw, attempt) != 0))
             return singular(nw);
     }
@@ -451,6 +464,7 @@ static int solve_init_system(DyrtSim *s)
         rc = setup_overrides(&nw, s);
     if (!rc) {
         m->init_guess(s->start, s->p, nw.z);
+        memcpy(nw.guess, nw.z, sizeof(double) * (size_t)nw.n);
         for (int k = 0; k < nw.nover; k++)
             nw.z[nw.over_z[k]] = nw.over_val[k];
         if (!(z0 = dyrt_calloc((size_t)nw.n, sizeof *z0)))

@@ -9,7 +9,7 @@
  *       "initial": {"x": 1},               initial values (--initial: any variable)
  *       "atol": 1e-6 | {"x": 1e-6},        comparison tolerances, global or per
  *       "rtol": 1e-6 | {"x": 1e-6},        variable (Julia's isapprox rule)
- *       "abstol": 1e-12, "reltol": 1e-10,  solver tolerances
+ *       "abstol": 1e-12, "reltol": 1e-11,  solver tolerances
  *       "expect": {"initial": {"x": 1}, "final": {"x": 0.5}, "signals": ["x"]}}}}}
  */
 #ifndef DYADC_TESTS_H
@@ -23,7 +23,7 @@
 #define TEST_DEFAULT_RTOL 1.4901161193847656e-08
 
 /* solver tolerances of a case that gives none ("reltol", "abstol") */
-#define TEST_SOLVER_RTOL 1e-10
+#define TEST_SOLVER_RTOL 1e-11
 #define TEST_SOLVER_ATOL 1e-12
 
 /* output points of a golden signal file: start + k (stop - start) / N */

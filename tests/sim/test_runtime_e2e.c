@@ -154,6 +154,35 @@ START_TEST(parameter_solved_at_init) {
 }
 END_TEST
 
+/* Two `missing` parameters, one of them determined and the other free,
+ * where the structurally chosen guess row pins the determined one: the
+ * runtime pins the other instead (guessswap.dyad has the closed form:
+ * la = 0.7 keeps mass 1 at rest at x1 = 1, lb = 0 gives f = 80). */
+START_TEST(guess_row_swapped_when_singular) {
+    char *argv[] = {(char *)DYADC, "run", (char *)E2E("guessswap.dyad"), "--no-stdlib", "--model",
+                    "GuessSwap", "--stop", "2", "--vars", "x1,v1,f", "-o", "e2e_guessswap.csv", NULL};
+    int rc = st_run(argv, "e2e_guessswap.log");
+    char *text = st_slurp("e2e_guessswap.log");
+    ck_assert_msg(rc == 0, "GuessSwap failed:\n%s", text);
+    /* the path under test: the compiler pinned la (if it pins lb, rewrite the model) */
+    assert_contains(text, "with the `missing` parameter 'la' at its guess the system is singular");
+    assert_contains(text, "'lb' is kept at its guess instead");
+    StCsv c = read_csv("e2e_guessswap.csv");
+    int kx = col(&c, "x1"), kv = col(&c, "v1"), kf = col(&c, "f");
+    double ex = 0, ev = 0, ef = 0;
+    for (int r = 0; r < c.nrows; r++) {
+        ex = fmax(ex, fabs(st_csv(&c, r, kx) - 1));
+        ev = fmax(ev, fabs(st_csv(&c, r, kv)));
+        ef = fmax(ef, fabs(st_csv(&c, r, kf) - 80));
+    }
+    fprintf(stderr, "GuessSwap: max |x1 - 1| = %.3g, |v1| = %.3g, |f - 80| = %.3g\n", ex, ev, ef);
+    ck_assert_msg(c.nrows > 1 && ex < 1e-9 && ev < 1e-9 && ef < 1e-8, "GuessSwap errors %g %g %g", ex, ev, ef);
+    st_csv_free(&c);
+    free(text);
+}
+END_TEST
+
+
 /* ---- failure paths ------------------------------------------------------ */
 
 /* der(x) = x^2, x(0) = 1: x = 1/(1 - t) blows up at t = 1.  Exit 1, a message
@@ -697,6 +726,7 @@ static Suite *suite(void) {
     tcase_add_test(tc, rlc_closed_form);
     tcase_add_test(tc, jit_equals_executable);
     tcase_add_test(tc, parameter_solved_at_init);
+    tcase_add_test(tc, guess_row_swapped_when_singular);
     tcase_add_test(tc, blowup_reports_and_keeps_rows);
     tcase_add_test(tc, failed_initialization);
     tcase_add_test(tc, failed_assertion);
