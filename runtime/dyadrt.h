@@ -19,7 +19,9 @@
  * Every int-returning function returns a process exit status: DYRT_EXIT_OK,
  * DYRT_EXIT_USER (bad option or name, failed initialization or simulation)
  * or DYRT_EXIT_INTERNAL (a malformed model descriptor, an allocation
- * failure, a SUNDIALS setup error, a call out of sequence).
+ * failure, a SUNDIALS setup error, a call out of sequence); dyrt_simulate
+ * stopped by SIGINT or SIGTERM returns DYRT_EXIT_SIGNAL + the signal's
+ * number (130, 143: what a shell reports for a process the signal ended).
  * Diagnostics go to stderr as `error: message`.  Nothing is global: the
  * functions may be called many times in one process.
  */
@@ -33,7 +35,8 @@
 enum {
     DYRT_EXIT_OK = 0,
     DYRT_EXIT_USER = 1,
-    DYRT_EXIT_INTERNAL = 2
+    DYRT_EXIT_INTERNAL = 2,
+    DYRT_EXIT_SIGNAL = 128
 };
 
 /* Bits of DyrtOptions.given: which settings came from the command line. */

@@ -29,9 +29,17 @@
  * and KLU (solver.c, use_klu). */
 #define DYRT_DENSE_MAX 100
 
-/* Give up after this many events within DYRT_CHATTER_WINDOW (relative). */
-#define DYRT_CHATTER_MAX 100
-#define DYRT_CHATTER_WINDOW 1e-10
+/* Events closer than this x (|t| + the time scale) are one instant: the
+ * resolution of IDA's root finder, 100 unit roundoffs x (|t| + |h|), with
+ * room.  Two events further apart are two instants even when both lie
+ * within the tolerances of one true crossing (a diode's switch located by
+ * the off branch's g a little early, then by the on branch's exactly). */
+#define DYRT_CHATTER_WINDOW 1e-13
+
+/* Chattering at vanishing intervals (Zeno): this many consecutive events
+ * within DYRT_EVENT_CHECK x the time scale, the span below which the
+ * runtime cannot tell "right after an event" from the event itself. */
+#define DYRT_ZENO_EVENTS 50
 
 /* Event iteration: at most this many mode updates + restarts at one instant. */
 #define DYRT_MODE_ITER_MAX 20
@@ -46,6 +54,13 @@
  * see).  Far above the root finder's placement error (~1e-14 relative),
  * far below the time scales anyone simulates with a given span. */
 #define DYRT_EVENT_CHECK 1e-6
+
+/* A check whose signs are all within the tolerances' uncertainty (events.c,
+ * DYRT_MISMATCH_NOISE) is repeated 10 times later, up to this span. */
+#define DYRT_EVENT_CHECK_MAX 1e-4
+
+/* s->mismatch[k] (events.c) */
+enum { DYRT_MISMATCH = 1, DYRT_MISMATCH_NOISE = 2 };
 
 /* Clock ticks closer than this (relative to max(1, |t|)) are one instant. */
 #define DYRT_TICK_EPS 1e-12
@@ -137,7 +152,9 @@ struct DyrtSim {
     double *y_event, *yp_event; /* [ny] the point of the last restart, to go back to */
     unsigned char *flips;      /* [nz] mode changes of function k at the instant flip_t */
     double flip_t;             /* the instant (within DYRT_CHATTER_WINDOW) */
-    unsigned char *mismatch;   /* [nz] scratch: sign and mode disagree */
+    unsigned char *mismatch;   /* [nz] scratch: sign and mode disagree (DYRT_MISMATCH...) */
+    unsigned char *pushed;     /* [nz] at flip_t: 1 the check drove k back from mode 1, 2 from 0 */
+    double *gnoise, *gpert;    /* [nz] scratch: uncertainty of g (events.c, g_noise) */
     double *modes_prev;        /* [nz] scratch: the modes before an update */
     int check_pending;         /* a check after the restart at check_t0 is due at check_t */
     double check_t0, check_t;
@@ -160,8 +177,8 @@ struct DyrtSim {
     double *jvals;             /* [jac_nnz] scratch for the dense path */
     int *rootsfound;           /* [nz] */
     double tstop_done;         /* the last model tstop restarted at */
-    double chatter_t;          /* time of the last event ... */
-    int chatter_count;         /* ... and the events within the window of it */
+    double event_times[DYRT_ZENO_EVENTS]; /* the last events' times, a ring */
+    long nevents;              /* events so far (the ring's next slot: nevents % size) */
     int failed_assert;         /* 1 + index of the assertion that failed at an event */
     DyrtClocks clk;
     DyrtSets sets;
@@ -219,6 +236,9 @@ int dyrt_lu(double *a, int32_t n, int32_t *piv);
 void dyrt_lu_solve(const double *a, int32_t n, const int32_t *piv, double *b);
 size_t dyrt_location_at(const char *name);
 int dyrt_check_model(const DyrtModel *m);
+void dyrt_interrupts_catch(void);
+void dyrt_interrupts_release(void);
+int dyrt_interrupted(void);    /* the signal caught since dyrt_interrupts_catch, 0 */
 
 /* sim.c: 0 when s is in `phase`, else `error: internal: <fn> called ...` */
 int dyrt_sim_expect(const DyrtSim *s, DyrtSimPhase phase, const char *fn);
@@ -262,7 +282,7 @@ int dyrt_plot(const DyrtRun *r, const char *csv);
 int dyrt_modes_from_signs(DyrtSim *s, double t, const double *y, const double *yp,
                           const int *keep);
 int dyrt_modes_from_roots(DyrtSim *s, double t);
-int dyrt_modes_mismatch(DyrtSim *s, double t, const double *y, const double *yp);
+int dyrt_modes_mismatch(DyrtSim *s, double t, const double *y, const double *yp, int *noisy);
 const char *dyrt_event_name(const DyrtSim *s, int k, char *buf, size_t n);
 
 /* solver.c */

@@ -20,7 +20,10 @@
  *   mismatches  -- a function whose sign disagrees with its mode at a point
  *                  (g == 0 agrees with both): after a restart, the crossing
  *                  back that IDA cannot report because it began within the
- *                  root tolerance of the restart point (integrate.c).
+ *                  root tolerance of the restart point (integrate.c).  Only
+ *                  a sign beyond the uncertainty the tolerances leave in g
+ *                  counts: at default tolerances a diode's g = vs - v right
+ *                  after its event is smaller than the error allowed in v.
  *
  * Models without modes (nmodes == 0) compare continuously; these functions
  * then change nothing.  The modes of state sets (DYRT_EVENT_STATESET) are
@@ -114,20 +117,65 @@ int dyrt_modes_from_roots(DyrtSim *s, double t)
     return changed;
 }
 
-/* s->mismatch[k] = 1 where g_k at (t, y, yp) is nonzero and its sign
- * disagrees with mode k; returns how many. */
-int dyrt_modes_mismatch(DyrtSim *s, double t, const double *y, const double *yp)
+/* The uncertainty of each g_k at (t, y, yp) that the tolerances allow:
+ * IDA keeps every error |e_i| below about w_i = rtol |y_i| + atol, so g_k is
+ * known to sum_i |g_k(y + w_i u_i) - g_k(y)| (one finite difference per
+ * unknown, the linearization of g around y).  Written to s->gnoise for the
+ * functions marked in s->mismatch; s->gbuf must hold g(t, y, yp). */
+static void g_noise(DyrtSim *s, double t, const double *y, const double *yp)
 {
     const DyrtModel *m = s->m;
+    for (int32_t k = 0; k < m->nmodes; k++)
+        s->gnoise[k] = 0.0;
+    for (int32_t i = 0; y && i < m->ny; i++)
+        s->ytmp[i] = y[i];
+    for (int32_t i = 0; y && i < m->ny; i++) {
+        double w = s->rtol * fabs(y[i]) + s->atol;
+        s->ytmp[i] = y[i] + w;
+        m->zero_crossings(t, s->ytmp, yp, s->p, s->gpert);
+        s->ytmp[i] = y[i];
+        for (int32_t k = 0; k < m->nmodes; k++)
+            if (s->mismatch[k])
+                s->gnoise[k] += fabs(s->gpert[k] - s->gbuf[k]);
+    }
+}
+
+/* s->mismatch[k] where g_k at (t, y, yp) is nonzero and its sign disagrees
+ * with mode k: DYRT_MISMATCH when |g_k| is beyond what the tolerances
+ * allow (g_noise), DYRT_MISMATCH_NOISE when it is within (the sign is not
+ * known: an error of the solution may be all there is).  Returns the
+ * number of decisive mismatches; *noisy (if not NULL) the others. */
+int dyrt_modes_mismatch(DyrtSim *s, double t, const double *y, const double *yp, int *noisy)
+{
+    const DyrtModel *m = s->m;
+    if (noisy)
+        *noisy = 0;
     if (m->nmodes <= 0)
         return 0;
     m->zero_crossings(t, y, yp, s->p, s->gbuf);
     const double *mode = s->p + m->np;
-    int n = 0;
+    int any = 0;
     for (int32_t k = 0; k < m->nmodes; k++) {
         double g = s->gbuf[k];
         s->mismatch[k] = dyrt_event_follows_sign(m, k) && ((g > 0 && mode[k] == 0) || (g < 0 && mode[k] != 0));
-        n += s->mismatch[k];
+        any |= s->mismatch[k];
+    }
+    if (!any)
+        return 0;
+    g_noise(s, t, y, yp);
+    m->zero_crossings(t, y, yp, s->p, s->gbuf);
+    int n = 0;
+    for (int32_t k = 0; k < m->nmodes; k++) {
+        if (!s->mismatch[k])
+            continue;
+        if (fabs(s->gbuf[k]) > s->gnoise[k]) {
+            s->mismatch[k] = DYRT_MISMATCH;
+            n++;
+        } else {
+            s->mismatch[k] = DYRT_MISMATCH_NOISE;
+            if (noisy)
+                (*noisy)++;
+        }
     }
     return n;
 }

@@ -259,15 +259,24 @@ static void modes_save(DyrtSim *s)
         s->modes_prev[k] = s->p[m->np + k];
 }
 
-/* Count the mode changes since modes_save at instant t (a new instant
- * starts the counts afresh): 0, or the chattering error. */
+/* A new instant (beyond DYRT_CHATTER_WINDOW of flip_t) starts the counts
+ * of mode changes and crossings back afresh. */
+static void at_instant(DyrtSim *s, double t)
+{
+    if (fabs(t - s->flip_t) > DYRT_CHATTER_WINDOW * (fabs(t) + dyrt_time_scale(s))) {
+        memset(s->flips, 0, (size_t)s->m->nz);
+        memset(s->pushed, 0, (size_t)s->m->nz);
+        s->flip_t = t;
+    }
+}
+
+/* Count the mode changes since modes_save at instant t: 0, or the
+ * chattering error (a relation changing back and forth at one instant
+ * through event iteration and roots). */
 static int modes_count(DyrtSim *s, double t)
 {
     const DyrtModel *m = s->m;
-    if (fabs(t - s->flip_t) > DYRT_CHATTER_WINDOW * fmax(1.0, fabs(t))) {
-        memset(s->flips, 0, (size_t)m->nz);
-        s->flip_t = t;
-    }
+    at_instant(s, t);
     for (int32_t k = 0; k < m->nmodes; k++)
         if (s->p[m->np + k] != s->modes_prev[k] && ++s->flips[k] >= DYRT_FLIP_MAX)
             return chattering(s, t, k, "switches back and forth at this instant");
@@ -282,6 +291,22 @@ static int most_flipped(const DyrtSim *s)
         if (s->flips[k] > s->flips[best] || (s->rootsfound[k] && !s->flips[best]))
             best = k;
     return best;
+}
+
+/* Chattering at vanishing intervals: the last DYRT_ZENO_EVENTS events that
+ * changed a relation's mode, this one at t included, all within DYRT_EVENT_CHECK x the time scale
+ * (the span the runtime treats as "right after" an event): the events
+ * make no progress at the resolution of the run.  0, or the error. */
+static int zeno(DyrtSim *s, double t)
+{
+    double *slot = &s->event_times[s->nevents++ % DYRT_ZENO_EVENTS];
+    double oldest = *slot;     /* DYRT_ZENO_EVENTS events ago (-inf before) */
+    *slot = t;
+    if (t - oldest > DYRT_EVENT_CHECK * dyrt_time_scale(s))
+        return 0;
+    char span[64];
+    snprintf(span, sizeof span, "fires %d times within %s", DYRT_ZENO_EVENTS, dyrt_num(t - oldest).s);
+    return chattering(s, t, most_flipped(s), span);
 }
 
 /* ---------- restarts and the check after them ---------- */
@@ -352,25 +377,49 @@ int dyrt_restart_at(DyrtSim *s, double t, const char *why, int events)
     return restart_event(s, t, s->stop, why);
 }
 
-/* The check DYRT_EVENT_CHECK after the restart at check_t0: a function on
- * the other side of its mode crossed back at check_t0.  Its mode goes back
- * and the integrator restarts from the restart point. */
+/* Sliding: at instant t0 the check drove function k back from both of
+ * its modes (Filippov's condition, each side decided beyond the
+ * tolerances): 0, or the chattering error. */
+static int crossed_back(DyrtSim *s, double t0, int32_t k, double mode)
+{
+    at_instant(s, t0);
+    s->pushed[k] |= mode != 0 ? 1 : 2;
+    if (s->pushed[k] == 3)
+        return chattering(s, t0, k, "switches back and forth at this instant");
+    return 0;
+}
+
+/* The check DYRT_EVENT_CHECK after the restart at check_t0: a function
+ * whose sign disagrees with its mode beyond the tolerances crossed back at
+ * check_t0.  Its mode goes back and the integrator restarts from the
+ * restart point.  Disagreements within the tolerances are no evidence
+ * either way: the check is repeated 10 times later (up to
+ * DYRT_EVENT_CHECK_MAX), after which the mode stands (the function stayed
+ * within the tolerances of zero all along). */
 static int check_modes(DyrtSim *s, double tnow, double tout)
 {
     const DyrtModel *m = s->m;
     s->check_pending = 0;
-    if (dyrt_modes_mismatch(s, tnow, N_VGetArrayPointer(s->yy), N_VGetArrayPointer(s->yp)) == 0)
+    int noisy = 0;
+    if (dyrt_modes_mismatch(s, tnow, N_VGetArrayPointer(s->yy), N_VGetArrayPointer(s->yp), &noisy) == 0) {
+        double t0 = s->check_t0, later = t0 + 10 * (s->check_t - t0);
+        if (noisy && later - t0 <= DYRT_EVENT_CHECK_MAX * dyrt_time_scale(s) * (1 + 1e-9) && later < s->stop) {
+            s->check_t = later;
+            s->check_pending = 1;
+        }
         return 0;
+    }
     double t0 = s->check_t0;
     modes_save(s);
     for (int32_t k = 0; k < m->nmodes; k++) {
-        s->rootsfound[k] = s->mismatch[k];
-        if (s->mismatch[k])
-            s->p[m->np + k] = s->p[m->np + k] != 0 ? 0.0 : 1.0;
+        s->rootsfound[k] = s->mismatch[k] == DYRT_MISMATCH;
+        if (s->mismatch[k] != DYRT_MISMATCH)
+            continue;
+        int rc = crossed_back(s, t0, k, s->p[m->np + k]);
+        if (rc)
+            return rc;
+        s->p[m->np + k] = s->p[m->np + k] != 0 ? 0.0 : 1.0;
     }
-    int rc = modes_count(s, t0);
-    if (rc)
-        return rc;
     size_t n = sizeof(double) * (size_t)m->ny;
     memcpy(N_VGetArrayPointer(s->yy), s->y_event, n);
     memcpy(N_VGetArrayPointer(s->yp), s->yp_event, n);
@@ -391,7 +440,8 @@ static int on_event(DyrtSim *s, double t, double tout)
      * sets sharing a pivot cross together and a set already past its
      * threshold at a restart would not be reported again */
     int switched = dyrt_sets_switch(s, t, N_VGetArrayPointer(s->yy), N_VGetArrayPointer(s->yp), NULL);
-    if (dyrt_modes_from_roots(s, t) == 0 && !switched)
+    int changed = dyrt_modes_from_roots(s, t);
+    if (!changed && !switched)
         return 0;              /* no branch changes: not an event */
     int ticks = dyrt_clocks_roots(s);
     if (s->stats.events < DYRT_EVENT_LOG)
@@ -400,11 +450,9 @@ static int on_event(DyrtSim *s, double t, double tout)
     int rc = modes_count(s, t);
     if (rc)
         return rc;
-    double window = DYRT_CHATTER_WINDOW * fmax(1.0, fabs(t));
-    s->chatter_count = fabs(t - s->chatter_t) <= window ? s->chatter_count + 1 : 0;
-    s->chatter_t = t;
-    if (s->chatter_count >= DYRT_CHATTER_MAX)
-        return chattering(s, t, most_flipped(s), "keeps firing at vanishing intervals");
+    rc = changed ? zeno(s, t) : 0; /* relations only: state sets bound their own switching */
+    if (rc)
+        return rc;
     const double *y = N_VGetArrayPointer(s->yy), *yp = N_VGetArrayPointer(s->yp);
     rc = dyrt_asserts_at(s, t, y, yp);
     if (rc)                    /* the located failure: the caller's last row */
@@ -511,6 +559,8 @@ int dyrt_advance(DyrtSim *s, double tout)
         }
         if (at_tout)
             return 0;
+        if (dyrt_interrupted())    /* SIGINT/SIGTERM in dyrt_simulate */
+            return DYRT_EXIT_SIGNAL + dyrt_interrupted();
         double target = s->check_pending && s->check_t < tout ? s->check_t : tout;
         double tret = target;
         int rc = 0;

@@ -51,7 +51,8 @@ DyrtSim *dyrt_create(const DyrtModel *m)
     s->m = m;
     s->phase = DYRT_SIM_CREATED;
     s->bad_res = -1;
-    s->chatter_t = -INFINITY;
+    for (int i = 0; i < DYRT_ZENO_EVENTS; i++)
+        s->event_times[i] = -INFINITY;
     s->flip_t = -INFINITY;
     s->tstop_done = -INFINITY;
     default_settings(s);
@@ -76,6 +77,9 @@ void dyrt_free(DyrtSim *s)
     free(s->gbuf);
     free(s->flips);
     free(s->mismatch);
+    free(s->pushed);
+    free(s->gnoise);
+    free(s->gpert);
     free(s->modes_prev);
     free(s->y_event);
     free(s->yp_event);

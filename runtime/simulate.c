@@ -8,6 +8,7 @@
  * first nonzero one ends the run.
  */
 #include <math.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -150,6 +151,18 @@ static int step_rows(DyrtRun *r, double tout)
     }
 }
 
+/* SIGINT or SIGTERM (dyrt_interrupts_catch) stopped the loop: say where,
+ * keep every row written (flushed here), exit 128 + the signal. */
+static int interrupted(DyrtRun *r)
+{
+    int sig = dyrt_interrupted();
+    int flushed = !r->out || fflush(r->out) == 0;
+    dyrt_error("interrupted (%s) at t = %s; %ld rows written%s", sig == SIGINT ? "SIGINT" : "SIGTERM",
+               dyrt_num(dyrt_time(r->sim)).s, r->rows,
+               flushed ? "" : ", but writing them failed");
+    return DYRT_EXIT_SIGNAL + sig;
+}
+
 /* The output times in order; a failed assertion at an event is the last row.
  * The ticks at the start are part of the initialization (no row before them);
  * with --saveat only the times asked for are rows (after a tick there). */
@@ -166,9 +179,11 @@ static int integrate(DyrtRun *r)
         k = 1;
     }
     for (; !rc && k < r->ntouts; k++)
-        rc = step_rows(r, r->touts[k]);
+        rc = dyrt_interrupted() ? DYRT_EXIT_SIGNAL + dyrt_interrupted() : step_rows(r, r->touts[k]);
     if (r->progress_shown)
         fprintf(stderr, "\r%40s\r", "");
+    if (dyrt_interrupted())
+        return interrupted(r);
     return rc;
 }
 
@@ -195,7 +210,7 @@ static int run(DyrtRun *r)
     r->t_integrate = dyrt_now() - t - dyrt_init_seconds(r->sim) - r->t_output;
     if (r->o->verbose)
         print_stats(r, stderr);
-    if (r->o->plot && r->rows > 0 && r->out && fflush(r->out) == 0) {
+    if (r->o->plot && r->rows > 0 && r->out && !dyrt_interrupted() && fflush(r->out) == 0) {
         int prc = dyrt_plot(r, r->out_path);  /* also after a failure: the rows so far */
         if (!rc)
             rc = prc;
@@ -217,7 +232,9 @@ int dyrt_simulate(const DyrtModel *m, const DyrtOptions *o)
     DyrtRun r = {.sim = s, .m = m, .o = o};
     r.t_begin = dyrt_now();
     r.tty = isatty(2);
+    dyrt_interrupts_catch();
     int rc = run(&r);
+    dyrt_interrupts_release();
     run_free(&r);
     dyrt_free(s);
     return rc;

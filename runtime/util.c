@@ -3,11 +3,13 @@
  * (or to a per-thread hook: the FMI logger),
  * the wall clock, strict number parsing, name lookup with a "did you mean"
  * suggestion (Levenshtein distance), a small dense LU (partition loops,
- * initialization blocks), and a sanity check of the model
- * descriptor so that a malformed one is an internal error, not a crash.
+ * initialization blocks), a sanity check of the model descriptor so that a
+ * malformed one is an internal error, not a crash, and the SIGINT/SIGTERM
+ * catcher of dyrt_simulate.
  */
 #include <ctype.h>
 #include <math.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -323,3 +325,46 @@ size_t dyrt_location_at(const char *name)
         open = p;
     return open ? (size_t)(open - name) : len;
 }
+
+/* ---------- SIGINT and SIGTERM during dyrt_simulate ---------- */
+
+static volatile sig_atomic_t caught; /* the signal caught, 0: none */
+static struct sigaction old_int, old_term;
+static int catching;
+
+static void on_signal(int sig) { caught = sig; }
+
+/* Catch sig unless it is ignored (a background job's SIGINT stays
+ * ignored, as shells expect); old: the disposition to put back. */
+static void catch_one(int sig, struct sigaction *old)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sa.sa_flags = SA_RESETHAND;
+    sigemptyset(&sa.sa_mask);
+    if (sigaction(sig, NULL, old) == 0 && old->sa_handler != SIG_IGN)
+        sigaction(sig, &sa, NULL);
+}
+
+/* From now on SIGINT and SIGTERM only set a flag the integration loop
+ * polls (dyrt_interrupted); SA_RESETHAND: a second one ends the process
+ * as usual.  dyrt_interrupts_release puts the previous handlers back. */
+void dyrt_interrupts_catch(void)
+{
+    caught = 0;
+    catch_one(SIGINT, &old_int);
+    catch_one(SIGTERM, &old_term);
+    catching = 1;
+}
+
+void dyrt_interrupts_release(void)
+{
+    if (!catching)
+        return;
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
+    catching = 0;
+}
+
+int dyrt_interrupted(void) { return caught; }

@@ -72,6 +72,17 @@ expect 1 "$dyadc" check tests/sim/rc.dyad --structure && contains "$tmp/err" 'it
 expect 1 "$dyadc" build tests/sim/rc.dyad --model RC --stop 2 -o "$tmp/x" && contains "$tmp/err" 'simulator option' "simulator option given to build"
 expect 1 "$dyadc" run tests/sim/rc.dyad --no-stdlib && contains "$tmp/err" 'needs --model NAME' "run without --model"
 expect 1 "$dyadc" run tests/sim/rc.dyad --no-stdlib --model && contains "$tmp/err" 'needs a value' "--model without a value"
+# bad numbers are refused naming what was given (issue 14)
+for v in inf nan 1e400 -1 abc; do
+    expect 1 "$dyadc" run tests/sim/rc.dyad --no-stdlib --model RC --interval "$v" -o "$tmp/rc.csv" && contains "$tmp/err" "$v" "--interval $v"
+done
+for v in 0 -5 12x 1e3 99999999999999999999999; do
+    expect 1 "$dyadc" flatten tests/sim/rc.dyad --no-stdlib --model RC --max-structural-work "$v" &&
+        contains "$tmp/err" "--max-structural-work $v: expected a positive whole number" "--max-structural-work $v"
+done
+expect 0 "$dyadc" flatten tests/sim/rc.dyad --no-stdlib --model RC --max-structural-work 1000
+expect 1 "$dyadc" flatten tests/sim/rc.dyad --no-stdlib --model RC --max-structural-work 2 &&
+    contains "$tmp/err" "raise it with --max-structural-work N" "a budget too small for RC"
 
 # --time-passes: every phase of run and build; -v announces them
 expect 0 "$dyadc" run tests/sim/rc.dyad --no-stdlib --model RC --stop 0.1 -o "$tmp/rc.csv" --time-passes

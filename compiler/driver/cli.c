@@ -17,6 +17,8 @@
  */
 #include "driver.h"
 
+#include <ctype.h>
+#include <errno.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,6 +67,8 @@ static const Opt options[] = {
     {"-L", "DIR", CMDS_LOAD, OK_LIST, F(libs), false,
      "add a library root: a folder named after its library"},
     {"--no-stdlib", NULL, CMDS_LOAD, OK_FLAG, F(no_stdlib), false, "do not load the bundled standard library"},
+    {"--max-structural-work", "N", CMDS_LOAD, OK_VALUE, F(max_work), false,
+     "flatten's budget: array elements, loop iterations, instances (default 10000000)"},
     {"-Werror=units", NULL, CMDS_LOAD, OK_FLAG, F(werror_units), false, "unit mismatches are errors"},
     {"--structure", NULL, CMD_BIT(FLATTEN), OK_FLAG, F(structure), false,
      "print the structured system, not the flat model"},
@@ -326,6 +330,16 @@ static int run_command(Driver *d, const struct CmdInfo *c, int argc, char **argv
     d->argv0 = argv[0];
     int rc = driver_parse_args(d, argc, argv);
     if (rc >= 0) return rc;
+    if (d->max_work) {
+        char *end;
+        errno = 0;
+        unsigned long long n = strtoull(d->max_work, &end, 10);
+        if (!isdigit((unsigned char)d->max_work[0]) || *end || errno || n == 0) {
+            fprintf(stderr, "dyadc: error: --max-structural-work %s: expected a positive whole number\n", d->max_work);
+            return 1;
+        }
+        flat_set_work_limit(n);
+    }
     d->clock = phase_clock_new(d->verbose, d->time_passes, d->model);
     rc = c->run(d);
     phase_clock_free(d->clock);

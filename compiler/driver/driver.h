@@ -29,6 +29,7 @@ typedef struct Driver {
     const char *model;        /* --model / --analysis */
     const char *output;       /* build: -o EXE; fmu: -o NAME.fmu */
     const char *fmu_kind;     /* fmu: --kind me|cs|both (NULL: both) */
+    const char *max_work;     /* --max-structural-work N (flatten's budget), NULL: the default */
     Vec(const char *) inputs; /* files and folders */
     Vec(const char *) libs;   /* -L */
     Vec(char *) sim_args;     /* run: simulator options, passed through */

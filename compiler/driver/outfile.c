@@ -1,7 +1,8 @@
 /*
  * outfile.c -- what `-o` names is written safely (build, fmu).
  *
- *   - `-o` naming a directory (or ending in '/') is refused before any work;
+ *   - `-o` naming a directory (or ending in '/'), or a file being compiled
+ *     (the same file, by device and inode), is refused before any work;
  *   - intermediate files (the object, the shared object of an FMU, the
  *     linker's log and version script) go to a private directory made with
  *     mkdtemp under $TMPDIR (else /tmp), removed afterwards: nothing beside
@@ -48,14 +49,28 @@ static int make_scratch(Arena *a, OutFile *f) {
     return 0;
 }
 
-int outf_open(Arena *a, const char *target, OutFile *f) {
+/* the input that is the same file as target (st: target's), or NULL */
+static const char *same_input(const struct stat *st, const char *const *inputs, uint32_t n) {
+    for (uint32_t i = 0; i < n; i++) {
+        struct stat in;
+        if (stat(inputs[i], &in) == 0 && in.st_dev == st->st_dev && in.st_ino == st->st_ino)
+            return inputs[i];
+    }
+    return NULL;
+}
+
+int outf_open(Arena *a, const char *target, const char *const *inputs, uint32_t ninputs, OutFile *f) {
     memset(f, 0, sizeof *f);
     f->target = target;
     struct stat st;
     size_t len = strlen(target);
     if (len == 0) return refuse(target, "the file name is empty");
-    if (target[len - 1] == '/' || (stat(target, &st) == 0 && S_ISDIR(st.st_mode)))
+    int exists = stat(target, &st) == 0;
+    if (target[len - 1] == '/' || (exists && S_ISDIR(st.st_mode)))
         return refuse(target, "is a directory; give the name of the file to write");
+    const char *src = exists ? same_input(&st, inputs, ninputs) : NULL;
+    if (src)
+        return refuse(target, arena_printf(a, "is the source file '%s'; give another name for the result", src));
     const char *dir, *base;
     split(a, target, &dir, &base);
     char *tmp = arena_printf(a, "%s/.%s.XXXXXX", dir, base);

@@ -12,9 +12,10 @@ typedef struct OutFile {
     char *scratch;             /* private directory for intermediates */
 } OutFile;
 
-/* Refuse a directory, create the temporary name and the scratch
- * directory; 0, or 1 after a message (then outf_close anyway). */
-int outf_open(Arena *a, const char *target, OutFile *f);
+/* Refuse a directory or one of the ninputs files being compiled, create
+ * the temporary name and the scratch directory; 0, or 1 after a message
+ * (then outf_close anyway). */
+int outf_open(Arena *a, const char *target, const char *const *inputs, uint32_t ninputs, OutFile *f);
 /* <scratch>/name */
 const char *outf_scratch(Arena *a, const OutFile *f, const char *name);
 /* A non-empty result at f->tmp becomes the target (rename); 0 or 1. */

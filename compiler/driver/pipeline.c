@@ -240,7 +240,7 @@ int cmd_build(Driver *d) {
         return 1;
     }
     OutFile out;
-    int rc = outf_open(d->arena, d->output, &out);   /* before any work: -o DIR refused */
+    int rc = outf_open(d->arena, d->output, d->inputs.data, d->inputs.len, &out);   /* before any work: -o DIR refused */
     CgOptions o;
     System *s = rc ? NULL : compile_for_code(d, &o);
     if (s) {
@@ -294,7 +294,7 @@ int cmd_fmu(Driver *d) {
         return 1;
     }
     OutFile out;
-    if (outf_open(d->arena, d->output, &out)) {
+    if (outf_open(d->arena, d->output, d->inputs.data, d->inputs.len, &out)) {
         outf_close(&out);
         return 1;
     }

@@ -52,6 +52,13 @@ static bool fill_val(Flattener *F, Tx t, AstNode *call, Expr *x, uint32_t first,
         }
         dims[k] = (uint32_t)n;
     }
+    uint64_t total = 1;
+    for (uint32_t k = 0; k < nd; k++) total = dims[k] && total > UINT64_MAX / dims[k] ? UINT64_MAX : total * dims[k];
+    if (!flat_charge(F, total, call->span)) return false;
+    if (total > 100000000u) {
+        diag_error(call->span, "at most 10^8 elements are supported");
+        return false;
+    }
     Val r = val_new(F, (uint8_t)nd, dims);
     if (r.n > 100000000u) {
         diag_error(call->span, "at most 10^8 elements are supported");

@@ -11,6 +11,7 @@
  * again is a dependency cycle.
  */
 #include "flatten_internal.h"
+#include "numfmt.h"
 
 #include <math.h>
 
@@ -68,12 +69,46 @@ bool elem_const(Flattener *F, Elem *el, Val *out) {
     return false;
 }
 
+/* a division of constants by zero in x (the folder leaves it unfolded), or NULL */
+static Expr *div_by_zero(Expr *x) {
+    if (expr_is_leaf(x)) return NULL;
+    if (x->kind == EXPR_DIV && expr_is_const(x->args[0]) && expr_is_const_value(x->args[1], 0)) return x;
+    for (uint8_t i = 0; i < 3 && x->args[i]; i++) {
+        Expr *d = div_by_zero(x->args[i]);
+        if (d) return d;
+    }
+    return NULL;
+}
+
+/* the first entry of v that is not a constant: why (a division by zero,
+ * an operation without a finite value, or variables) */
+static void why_not_const(Flattener *F, AstNode *e, const Val *v) {
+    for (uint32_t i = 0; i < v->n; i++) {
+        Expr *x = val_at(v, i);
+        if (expr_is_const(x)) continue;
+        ExprVec leaves = {0};
+        expr_leaves_any(F->ctx, x, &leaves);
+        bool only_consts = true;
+        for (uint32_t k = 0; k < leaves.len; k++) only_consts &= expr_is_const(leaves.data[k]);
+        Expr *d = div_by_zero(x);
+        if (d)
+            diag_error(e->span, "division by zero (%s / 0) in a value needed when the model is compiled",
+                       dyrt_num(d->args[0]->value).s);
+        else if (only_consts)
+            diag_error(e->span, "this value, needed when the model is compiled, is not a finite number "
+                                "(an operation outside its domain)");
+        else
+            diag_error(e->span, "this must be known when the model is compiled (a structural value), "
+                                "but it depends on variables or time");
+        return;
+    }
+}
+
 /* a structural value that may be `missing` (passed on through bindings) */
 static bool const_eval(Flattener *F, Tx t, AstNode *e, Val *out) {
     if (!tr_val(F, tx_structural(t), e, out)) return false;
     if (!out->str && !out->missing && !all_const(out)) {
-        diag_error(e->span, "this must be known when the model is compiled (a structural value), "
-                            "but it depends on variables or time");
+        why_not_const(F, e, out);
         return false;
     }
     return true;
@@ -87,7 +122,14 @@ bool const_int(Flattener *F, Tx t, AstNode *e, int64_t *out) {
     Val v;
     if (!const_val(F, t, e, &v)) return false;
     if (v.nd != 0 || v.str || v.s->value != floor(v.s->value)) {
-        diag_error(e->span, "an integer is needed here");
+        diag_error(e->span, "an integer is needed here%s%s", v.nd || v.str ? "" : ", not ",
+                   v.nd || v.str ? "" : dyrt_num(v.s->value).s);
+        return false;
+    }
+    /* values are doubles: integers are exact up to 2^53, beyond that `n + 1` is n */
+    if (fabs(v.s->value) > 9007199254740992.0) {
+        diag_error(e->span, "the integer %s is too large: integers known when the model is compiled "
+                            "are exact only up to 2^53 = 9007199254740992", dyrt_num(v.s->value).s);
         return false;
     }
     *out = (int64_t)v.s->value;

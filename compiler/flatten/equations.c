@@ -344,6 +344,7 @@ static void walk_for(Flattener *F, Inst *inst, Env *env, AstNode *r, uint32_t k)
     }
     Env *cur = NULL;
     for (uint32_t i = 0; i < range.n; i++) {
+        if (!flat_charge(F, 1, it->span)) return;
         uint32_t deferred = F->deferred.len;
         if (!cur) cur = env_push(F, env, it->iter.name, val_scalar(val_at(&range, i)));
         else cur->val = val_scalar(val_at(&range, i)); /* nothing kept the previous one */

@@ -146,6 +146,16 @@ void flat_mark_inputs(FlatModel *m);
  * given at run time (-p), and the runtime refuses to start without it. */
 FlatModel *flatten(Program *p, Def *d, ExprCtx *ctx);
 
+/* The budget of structural work per flatten: array and range elements,
+ * `for` and comprehension iterations, instances.  Past it flatten stops
+ * with one error naming the limit and the option that raises it
+ * (`--max-structural-work N`), so compile time and memory stay bounded on
+ * any input.  The default allows models far beyond the benchmarks (the
+ * 5,000-section line: ~10^5; bench/flatten_gen.sh 1000000: ~4 x 10^6).  On
+ * hostile input the budget bounds a compile to ~1 GB and ~10 s. */
+#define FLAT_WORK_DEFAULT 10000000ull
+void flat_set_work_limit(uint64_t n);
+
 /* `initial NAME = value` from outside the model (--initial, a test case's
  * `initial` map), as an override (FlatEq.is_override).  NAME is any
  * variable of m: a state, an algebraic variable, an alias, a connector

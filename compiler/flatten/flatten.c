@@ -10,8 +10,26 @@
 #include <math.h>
 #include <string.h>
 
+static uint64_t work_limit = FLAT_WORK_DEFAULT;
+
+void flat_set_work_limit(uint64_t n) { work_limit = n; }
+
+bool flat_charge(Flattener *F, uint64_t n, Span at) {
+    if (F->over_budget) return false;
+    if (n <= F->work_limit - F->work) {
+        F->work += n;
+        return true;
+    }
+    F->over_budget = true;
+    diag_error(at, "expanding this exceeds the limit on structural work (%llu array elements, range "
+                   "elements, loop iterations and instances per model); raise it with "
+                   "--max-structural-work N", (unsigned long long)F->work_limit);
+    return false;
+}
+
 static void flattener_init(Flattener *F, Program *p, ExprCtx *ctx) {
     F->prog = p;
+    F->work_limit = work_limit;
     F->arena = p->arena;
     F->ctx = ctx;
     Interner *in = p->in;
@@ -35,6 +53,7 @@ static FlatModel *flatten_from(Flattener *F, Def *d, PendingVec *mods) {
     clock_bind_instances(F, top);
     flatten_bindings(F);
     flatten_relations(F, top);
+    if (F->over_budget) return NULL; /* the relations are incomplete: no follow-on errors */
     connect_prepare_sets(F);
     flatten_deferred(F);
     uint32_t nrel = F->m->eqs.len;

@@ -203,7 +203,13 @@ struct Flattener {
     HashMap layouts;        /* Def* -> StructLayout* (structs.c) */
     ConnSets cs;
     struct ClockState *clk; /* clock parameters, links, helpers (clocks.c); NULL until used */
+    uint64_t work, work_limit; /* structural work done, and the budget (flat_charge) */
+    bool over_budget;       /* the budget ran out (reported once): stop expanding */
 };
+
+/* flatten.c: n more steps of structural work at `at`; false (after one
+ * error naming the limit) once the budget is spent. */
+bool flat_charge(Flattener *F, uint64_t n, Span at);
 
 /* instance.c */
 Inst *inst_build_top(Flattener *F, Def *def);

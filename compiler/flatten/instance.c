@@ -117,6 +117,7 @@ static AstNode *scalar_connector(Def *d) {
 }
 
 static Elem *elem_new(Flattener *F, ElemKind k, Sym name, AstNode *decl) {
+    flat_charge(F, 1, decl ? decl->span : (Span){0}); /* instances: checked where they are expanded */
     Elem *e = ARENA_NEW(F->arena, Elem);
     e->kind = k;
     e->name = name;
@@ -260,7 +261,7 @@ static void collect(Flattener *F, Inst *inst, Def *def, DefStack *st) {
         collect(F, inst, base, st);
         for (uint32_t k = 0; k < t->type.mods.len; k++) apply_mod(F, inst, t->type.mods.items[k], inst, NULL);
     }
-    for (uint32_t i = 0; i < n->def.decls.len; i++) {
+    for (uint32_t i = 0; i < n->def.decls.len && !F->over_budget; i++) {
         AstNode *d = n->def.decls.items[i];
         Elem *e = d->kind == AST_DECL ? var_elem(F, inst, d) : inst_elem_new(F, inst, d);
         if (e) add_elem(F, inst, e);
@@ -428,6 +429,7 @@ static bool set_dims(Elem *e, uint32_t nd, const uint32_t *dims, Span at) {
 /* sizes of an array declaration; `:` takes the size of the value */
 static bool eval_dims(Flattener *F, Inst *inst, Elem *e, AstList *dl) {
     uint32_t dims[VAL_MAXD] = {0};
+    uint64_t total = 1;        /* elements, for the budget (saturating) */
     bool colon = false;
     if (dl->len > VAL_MAXD) return set_dims(e, dl->len, dims, e->decl->span);
     for (uint32_t k = 0; k < dl->len; k++) {
@@ -438,11 +440,17 @@ static bool eval_dims(Flattener *F, Inst *inst, Elem *e, AstList *dl) {
         int64_t n;
         if (!const_int(F, tx_in(inst, inst->env), dl->items[k], &n)) return false;
         if (n < 0) {
-            diag_error(dl->items[k]->span, "an array size cannot be negative");
+            diag_error(dl->items[k]->span, "an array size cannot be negative (%lld)", (long long)n);
+            return false;
+        }
+        if (n > 100000000) {
+            diag_error(dl->items[k]->span, "an array size of %lld is too large (at most 10^8)", (long long)n);
             return false;
         }
         dims[k] = (uint32_t)n;
+        total = n && total > UINT64_MAX / (uint64_t)n ? UINT64_MAX : total * (uint64_t)n;
     }
+    if (!flat_charge(F, total, e->decl->span)) return false;
     if (colon) {
         Val v;
         AstNode *x = e->value.expr;

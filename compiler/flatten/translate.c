@@ -243,6 +243,8 @@ static bool tr_range(Flattener *F, Tx t, AstNode *e, Val *out) {
     }
     double cnt = floor((x1 - x0) / dx + 1e-9) + 1;
     if (cnt < 0) cnt = 0;
+    if (!(cnt <= 1e18)) cnt = 1e18; /* inf, nan: beyond any budget */
+    if (!flat_charge(F, (uint64_t)cnt, e->span)) return false;
     if (cnt > 1e8) {
         diag_error(e->span, "this range has %.0f elements; that is too many", cnt);
         return false;
@@ -271,6 +273,7 @@ static bool compr_rec(Flattener *F, Tx t, AstNode *e, uint32_t k, ExprPtrVec *ac
     dims[k] = r.n;
     Tx inner = t;
     for (uint32_t i = 0; i < r.n; i++) {
+        if (!flat_charge(F, 1, it->span)) return false;
         inner.env = env_push(F, t.env, it->iter.name, val_scalar(val_at(&r, i)));
         if (!compr_rec(F, inner, e, k + 1, acc, dims)) return false;
     }

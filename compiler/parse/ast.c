@@ -7,6 +7,7 @@
  * definitions and block relations register themselves on the open-block
  * stack when their head is parsed and leave it when closed.
  */
+#include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -120,6 +121,8 @@ Sym sym_of(Parser *p, Span sp) {
 AstNode *mk_num(Parser *p, Span sp) {
     AstNode *n = ast_node(p, AST_NUM, sp);
     n->num.value = lex_number_value(p->src->text + sp.lo, sp.hi - sp.lo, &n->num.is_int);
+    if (isinf(n->num.value)) /* 1e400: the literal names no double; Inf downstream would be a mystery */
+        parse_syntax_error(p, sp, "number too large: the largest finite number is 1.7976931348623157e308");
     return n;
 }
 

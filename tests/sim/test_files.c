@@ -156,6 +156,34 @@ START_TEST(build_output_is_safe) {
 }
 END_TEST
 
+/* -o naming the source being compiled (by another path, a symbolic link
+ * included): refused, the source untouched (before: replaced by the
+ * executable). */
+START_TEST(build_output_is_not_the_source) {
+    char *dir = new_dir();
+    char *src = strdup(path_in(dir, "m.dyad")), *alias = strdup(path_in(dir, "alias.dyad"));
+    char *text = st_slurp(MODEL);
+    write_file(src, text, 0644);
+    ck_assert_int_eq(symlink(src, alias), 0);
+    const char *outs[] = {src, alias};
+    for (int i = 0; i < 2; i++) {
+        char *argv[] = {(char *)DYADC, "build", src, "--no-stdlib", "--model", "Friction", "-o",
+                        (char *)outs[i], NULL};
+        ck_assert_int_eq(st_run(argv, path_in(dir, "b.log")), 1);
+        char *log = st_slurp(path_in(dir, "b.log"));
+        assert_contains(log, "is the source file");
+        free(log);
+        char *now = st_slurp(src);
+        ck_assert_str_eq(now, text);
+        free(now);
+    }
+    ck_assert_int_eq(count_entries(dir), 3);   /* m.dyad, alias.dyad, b.log */
+    free(text), free(src), free(alias);
+    remove_tree(dir);
+    free(dir);
+}
+END_TEST
+
 /* ---- --plot ---------------------------------------------------------------- */
 
 static int file_starts_with(const char *path, const char *magic, size_t n) {
@@ -217,6 +245,7 @@ static Suite *suite(void) {
     TCase *tc = tcase_create("files");
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, build_output_is_safe);
+    tcase_add_test(tc, build_output_is_not_the_source);
     tcase_add_test(tc, plot_names_are_data);
     suite_add_tcase(s, tc);
     return s;

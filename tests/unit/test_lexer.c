@@ -109,6 +109,17 @@ START_TEST(utf8_identifiers) {
 }
 END_TEST
 
+/* A UTF-8 byte-order mark at the start is skipped (spans still count its
+ * 3 bytes); before, it was part of the first name ("unexpected name"). */
+START_TEST(byte_order_mark) {
+    ck_assert_uint_eq(lex("\xEF\xBB\xBF" "component M"), 2);
+    ck_assert_int_eq(T[0].cls, LEXK_KEYWORD);
+    ck_assert_uint_eq(T[0].span.lo, 3);
+    ck_assert_int_eq(T[1].cls, LEXK_IDENT);
+    ck_assert_str_eq(T[1].ident, "M");
+}
+END_TEST
+
 START_TEST(strings_and_escapes) {
     ck_assert_uint_eq(lex("\"a\\n\\\"b\\u00e9\" \"\"\"multi\n\"line\"\n\"\"\""), 2);
     ck_assert_int_eq(T[0].cls, LEXK_STRING);
@@ -171,6 +182,7 @@ Suite *lexer_suite(void) {
     tcase_add_test(tc, long_literals);
     tcase_add_test(tc, exponent_or_prefix_not_both);
     tcase_add_test(tc, utf8_identifiers);
+    tcase_add_test(tc, byte_order_mark);
     tcase_add_test(tc, strings_and_escapes);
     tcase_add_test(tc, comments_metadata_and_spans);
     tcase_add_test(tc, not_and_state_are_keywords);
