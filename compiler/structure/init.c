@@ -69,6 +69,21 @@ static Expr *start_leaf(void *ud, Expr *leaf) {
     return leaf->kind == EXPR_Y ? t->s->start[leaf->index] : leaf;
 }
 
+/* The one equation of block b solved for `target` and evaluated at the start
+ * values of the others; NULL when it does not solve or the solution still
+ * needs a y' or a y. */
+static Expr *solved_at_start(St *t, const Block *b, Expr *target) {
+    uint32_t e = t->beqs.data[b->first];
+    Expr *x = st_solve(t, lower(t, b->res), target, t->eq.data[e].flat);
+    if (!x) return NULL;
+    ExprVec l = {0};
+    expr_leaves(t->c, x, EXPR_YP, &l);
+    if (l.len) return NULL;
+    x = expr_subst(t->c, x, start_leaf, t);
+    expr_leaves(t->c, x, EXPR_Y, &l);
+    return l.len ? NULL : x;
+}
+
 /* A better first guess of y' for IDACalcIC than 0: where a state's
  * derivative is given by its own equation (`der(x) = v`, BLT block of
  * kind state derivative), its value at the start values of the others. */
@@ -79,15 +94,8 @@ static void start_derivatives(St *t) {
         if (b->kind != SB_STATE_DER) continue;
         SVar *d = &t->sv.data[t->bvars.data[b->first]];
         uint32_t y = (uint32_t)t->sv.data[d->yp_of].slot;
-        uint32_t e = t->beqs.data[b->first];
-        Expr *x = st_solve(t, lower(t, b->res), expr_leaf(t->c, EXPR_YP, y), t->eq.data[e].flat);
-        if (!x) continue;
-        ExprVec l = {0};
-        expr_leaves(t->c, x, EXPR_YP, &l);
-        if (l.len) continue;
-        x = expr_subst(t->c, x, start_leaf, t);
-        expr_leaves(t->c, x, EXPR_Y, &l);
-        if (!l.len) s->start_yp[y] = x;
+        Expr *x = solved_at_start(t, b, expr_leaf(t->c, EXPR_YP, y));
+        if (x) s->start_yp[y] = x;
     }
 }
 
@@ -102,15 +110,8 @@ static void start_implicit(St *t) {
         if (b->kind != SB_IMPLICIT) continue;
         SVar *v = &t->sv.data[t->bvars.data[b->first]];
         if (v->role != SR_ALG || v->slot < 0 || t->init_of[v->slot] || t->m->vars.data[v->base].guess) continue;
-        uint32_t e = t->beqs.data[b->first];
-        Expr *x = st_solve(t, lower(t, b->res), expr_leaf(t->c, EXPR_Y, (uint32_t)v->slot), t->eq.data[e].flat);
-        if (!x) continue;
-        ExprVec l = {0};
-        expr_leaves(t->c, x, EXPR_YP, &l);
-        if (l.len) continue;
-        x = expr_subst(t->c, x, start_leaf, t);
-        expr_leaves(t->c, x, EXPR_Y, &l);
-        if (!l.len) s->start[v->slot] = x;
+        Expr *x = solved_at_start(t, b, expr_leaf(t->c, EXPR_Y, (uint32_t)v->slot));
+        if (x) s->start[v->slot] = x;
     }
 }
 
