@@ -22,7 +22,10 @@
  *      division by something that can cross zero): an explicit assignment
  *      v := solution, removed from the integrator;
  *      except when the solution (after substitution) depends on more than
- *      ASSIGN_MAX_SUPPORT unknowns: then v stays an IDA unknown with the
+ *      ASSIGN_MAX_SUPPORT unknowns and another equation reads v (a value no
+ *      other equation reads, like a ground's current summing every branch,
+ *      is never substituted: keeping it implicit would only add a wide
+ *      Jacobian row): then v stays an IDA unknown with the
  *      residual v - solution, SB_IMPLICIT, and later blocks read v.  A chain
  *      of assignments (the rotation matrix of link k of a mechanism from link
  *      k - 1's) would otherwise make every later residual a function of all
@@ -291,12 +294,16 @@ static void tear(St *t, Tear *w, Block *b) {
  * then depend on the states and the algebraic unknowns only, not on the
  * integrator's difference approximation of x', which keeps IDA's Newton
  * iteration well conditioned. */
-static void single(St *t, Block *b) {
+static void single(St *t, Block *b, const uint32_t *readers) {
     uint32_t e = t->beqs.data[b->first], v = t->bvars.data[b->first];
     Expr *r = substituted(t, e);
     bool deriv = t->sv.data[v].role == SR_DERIV;
     Expr *x = deriv ? st_solve(t, r, expr_leaf(t->c, EXPR_VAR, v), t->eq.data[e].flat) : solve_for(t, e, r, v);
-    if (x && !deriv && !too_wide(t, x)) { set_assigned(t, v, x); b->kind = SB_ASSIGN; return; }
+    if (x && !deriv && (readers[v] <= 1 || !too_wide(t, x))) {
+        set_assigned(t, v, x);
+        b->kind = SB_ASSIGN;
+        return;
+    }
     if (x) {
         if (deriv) t->sv.data[v].value = x;
         r = expr_sub(t->c, expr_leaf(t->c, EXPR_VAR, v), x);
@@ -320,9 +327,13 @@ bool struct_blt(St *t) {
     tarjan(t);
     Tear w = {ARENA_ARRAY(t->arena, unsigned char, t->sv.len + 1),
               ARENA_ARRAY(t->arena, bool, TEAR_MAX_BLOCK + 1)};
+    /* readers[v]: the equations v occurs in */
+    uint32_t *readers = ARENA_ARRAY(t->arena, uint32_t, t->sv.len + 1);
+    for (uint32_t e = 0; e < t->eq.len; e++)
+        for (uint32_t k = 0; k < t->eq.data[e].ninc; k++) readers[t->eq.data[e].inc[k]]++;
     for (uint32_t i = 0; i < t->blocks.len; i++) {
         Block *b = &t->blocks.data[i];
-        if (b->size == 1) single(t, b);
+        if (b->size == 1) single(t, b, readers);
         else if (b->size > TEAR_MAX_BLOCK) whole(t, b);
         else tear(t, &w, b);
     }
