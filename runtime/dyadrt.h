@@ -136,6 +136,13 @@ void dyrt_free(DyrtSim *s);
 int dyrt_set_times(DyrtSim *s, double start, double stop);
 int dyrt_set_tolerances(DyrtSim *s, double rtol, double atol);
 int dyrt_set_max_step(DyrtSim *s, double dtmax);
+/* The integrator's step budget per dyrt_step_to call, the steps after
+ * every restart on the way (events, time events, state-set switches)
+ * counted together; default DYRT_MAX_STEPS.  Past it the call fails with
+ * "too many steps in one output interval".  A small budget bounds the
+ * work of one call (the pipeline fuzz target). */
+#define DYRT_MAX_STEPS 500000L
+int dyrt_set_max_steps(DyrtSim *s, long steps);
 void dyrt_set_verbose(DyrtSim *s, int verbose);
 
 /* Parameter i (0 <= i < np) or by name; refused (USER) for `final` and

@@ -144,6 +144,8 @@ struct DyrtSim {
     DyrtSimPhase phase;
     /* settings */
     double start, stop, rtol, atol, dtmax;
+    long max_steps;            /* IDA steps per dyrt_advance, restarts included (dyrt_set_max_steps) */
+    long steps_left;           /* of max_steps in the current dyrt_advance */
     int verbose;               /* warnings that only -v shows */
     double t;                  /* current time (IDA's, after dyrt_step_to) */
     /* parameters and state */
@@ -227,6 +229,8 @@ typedef struct DyrtRun {
 /* util.c */
 void dyrt_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void dyrt_warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* `note: ...`, the explanation after an error or warning (the message hook sees kind "note") */
+void dyrt_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 double dyrt_now(void);
 int dyrt_parse_double(const char *s, double *v);
 const char *dyrt_closest(const char *name, const char *const *names, int n);

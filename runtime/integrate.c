@@ -101,7 +101,7 @@ static int sim_failed(DyrtSim *s, int flag, const char *what)
     if (s->bad_res >= 0 && s->bad_y)
         dyrt_explain_point(s, s->bad_res, s->bad_t, s->bad_y, s->bad_yp);
     else if (flag == IDA_FIRST_RES_FAIL || flag == IDA_NO_RECOVERY || flag == IDA_LINESEARCH_FAIL)
-        fputs("note: the initial values may be inconsistent\n", stderr);
+        dyrt_note("the initial values may be inconsistent");
     if (s->yy && s->yp)
         dyrt_sets_explain(s, t, N_VGetArrayPointer(s->yy), N_VGetArrayPointer(s->yp));
     return DYRT_EXIT_USER;
@@ -247,8 +247,8 @@ static int chattering(DyrtSim *s, double t, int k, const char *how)
     dyrt_error("simulation failed at t = %s: chattering: %s %s; on both sides of it the "
                "solution is driven back across (a sliding mode, which dyadc does not simulate)",
                dyrt_num(t).s, dyrt_event_name(s, k, name, sizeof name), how);
-    fputs("note: the rows before this time are written; model the phase on the switching "
-          "surface explicitly (e.g. sticking), or smooth the switch (e.g. tanh(v / eps))\n", stderr);
+    dyrt_note("the rows before this time are written; model the phase on the switching "
+              "surface explicitly (e.g. sticking), or smooth the switch (e.g. tanh(v / eps))");
     return DYRT_EXIT_USER;
 }
 
@@ -494,7 +494,14 @@ static int step_to(DyrtSim *s, double tout, double *tret)
     IDASetMinStep(s->ida, dyrt_min_step(tn));
     if (!isinf(tstop) && IDASetStopTime(s->ida, tstop) < 0)  /* inf: none left (IDA clears a reached one) */
         return sim_failed(s, IDA_ILL_INPUT, "internal: bad stop time");
-    int flag = IDASolve(s->ida, tout, tret, s->yy, s->yp, IDA_NORMAL);
+    /* the step budget spans the restarts of one dyrt_advance (events,
+     * state-set switches): IDA counts only the steps of one call */
+    long nst0 = 0, nst1 = 0;
+    IDAGetNumSteps(s->ida, &nst0);
+    IDASetMaxNumSteps(s->ida, s->steps_left > 0 ? s->steps_left : 1);
+    int flag = s->steps_left > 0 ? IDASolve(s->ida, tout, tret, s->yy, s->yp, IDA_NORMAL) : IDA_TOO_MUCH_WORK;
+    IDAGetNumSteps(s->ida, &nst1);
+    s->steps_left -= nst1 - nst0;
     if (flag < 0)
         return sim_failed(s, flag, NULL);
     int rc = check_finite(s, *tret);
@@ -545,6 +552,7 @@ static int input_restart(DyrtSim *s)
 
 int dyrt_advance(DyrtSim *s, double tout)
 {
+    s->steps_left = s->max_steps;
     if (s->input_changed) {
         int rc = input_restart(s);
         if (rc)

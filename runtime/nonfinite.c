@@ -178,7 +178,7 @@ void dyrt_explain_point(DyrtSim *s, int row, double t, const double *y, const do
     int j = origin(s, s->outbuf);
     if (j >= 0 && m->out_eq && m->out_eq[j] >= 0) {
         describe(s, m->out_eq[j], s->outbuf, why, sizeof why);
-        fprintf(stderr, "note: at t = %s `%s` is %s%s\n", tnum, m->out_names[j],
+        dyrt_note("at t = %s `%s` is %s%s", tnum, m->out_names[j],
                 dyrt_value_word(s->outbuf[j]), why);
         return;
     }
@@ -189,5 +189,5 @@ void dyrt_explain_point(DyrtSim *s, int row, double t, const double *y, const do
     }
     describe(s, eq, s->outbuf, why, sizeof why);
     if (why[0])
-        fprintf(stderr, "note: at t = %s: not finite%s\n", tnum, why);
+        dyrt_note("at t = %s: not finite%s", tnum, why);
 }

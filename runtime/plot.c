@@ -88,7 +88,7 @@ static void show_log(int fd, int failed)
     if (n == 0)
         return;
     if (failed)
-        fprintf(stderr, "note: gnuplot said:\n%s\n", buf);
+        dyrt_note("gnuplot said:\n%s", buf);
     else
         dyrt_warning("--plot: gnuplot said:\n%s", buf);
 }

@@ -39,6 +39,7 @@ static void default_settings(DyrtSim *s)
     s->rtol = d->rtol > 0 ? d->rtol : DYRT_DEFAULT_RTOL;
     s->atol = d->atol > 0 ? d->atol : DYRT_DEFAULT_ATOL;
     s->dtmax = d->dtmax > 0 ? d->dtmax : 0.0;
+    s->max_steps = DYRT_MAX_STEPS;
 }
 
 DyrtSim *dyrt_create(const DyrtModel *m)
@@ -135,6 +136,18 @@ int dyrt_set_max_step(DyrtSim *s, double dtmax)
         return DYRT_EXIT_USER;
     }
     s->dtmax = dtmax;
+    return 0;
+}
+
+int dyrt_set_max_steps(DyrtSim *s, long steps)
+{
+    if (dyrt_sim_expect(s, DYRT_SIM_CREATED, "dyrt_set_max_steps"))
+        return DYRT_EXIT_INTERNAL;
+    if (steps < 1) {
+        dyrt_error("the largest number of steps must be at least 1");
+        return DYRT_EXIT_USER;
+    }
+    s->max_steps = steps;
     return 0;
 }
 

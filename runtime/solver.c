@@ -22,8 +22,6 @@
 
 #include "dyrt_internal.h"
 
-#define DYRT_MAX_STEPS 500000L /* per IDASolve call, i.e. per output interval */
-
 static int residual_cb(sunrealtype t, N_Vector yy, N_Vector yp, N_Vector rr, void *user)
 {
     DyrtSim *s = user;
@@ -183,7 +181,7 @@ static int ida_options(DyrtSim *s)
     bad |= IDAInit(s->ida, residual_cb, s->start, s->yy, s->yp);
     bad |= IDASStolerances(s->ida, s->rtol, s->atol);
     bad |= IDASetUserData(s->ida, s);
-    bad |= IDASetMaxNumSteps(s->ida, DYRT_MAX_STEPS);
+    bad |= IDASetMaxNumSteps(s->ida, s->max_steps);
     bad |= IDASetId(s->ida, s->id);
     /* Every unknown stays in the local error test.  (Keeping algebraic ones
      * out, IDASetSuppressAlg, let the history of an algebraic unknown that

@@ -382,13 +382,13 @@ void dyrt_sets_explain(DyrtSim *s, double t, const double *y, const double *yp)
         char all[512], cur[512];
         cand_list(s, &z, NULL, z.ncand, all, sizeof all);
         if (!(qb > DYRT_SET_SINGULAR * s->sets.qstart[k]))
-            fprintf(stderr, "note: state set %d of {%s}: at t = %s its equations can hardly be solved for any %d "
+            dyrt_note("state set %d of {%s}: at t = %s its equations can hardly be solved for any %d "
                     "of the candidates: every choice of states is (nearly) singular, the best pivot %.3g of the "
-                    "start's (a singular configuration, which no state selection avoids)\n", k + 1, all,
+                    "start's (a singular configuration, which no state selection avoids)", k + 1, all,
                     dyrt_num(t).s, R, s->sets.qstart[k] > 0 ? qb / s->sets.qstart[k] : 0.0);
         else if (qc < DYRT_SET_SWITCH * qb)
-            fprintf(stderr, "note: state set %d of {%s}: at t = %s its current dummies {%s} were nearly singular "
-                    "(pivot %.3g of the best choice's)\n", k + 1, all, dyrt_num(t).s,
+            dyrt_note("state set %d of {%s}: at t = %s its current dummies {%s} were nearly singular "
+                    "(pivot %.3g of the best choice's)", k + 1, all, dyrt_num(t).s,
                     cand_list(s, &z, s->sets.dummy, R, cur, sizeof cur), qc / qb);
     }
 }

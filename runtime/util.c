@@ -58,6 +58,14 @@ void dyrt_warning(const char *fmt, ...)
     va_end(ap);
 }
 
+void dyrt_note(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vreport("note", fmt, ap);
+    va_end(ap);
+}
+
 double dyrt_now(void)
 {
     struct timespec ts;

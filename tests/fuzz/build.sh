@@ -1,7 +1,8 @@
 #!/bin/sh
 # Build the libFuzzer targets (clang-19, ASan + UBSan) into DIR (default
 # /tmp/dyadc-fuzz): fuzz_parse (the front end and the formatter) and
-# fuzz_pipeline (parse -> flatten -> structure).  Usage:
+# fuzz_pipeline (parse -> flatten -> structure -> codegen in memory ->
+# a short simulation; LLVM 19, SUNDIALS and KLU as for the build).  Usage:
 # tests/fuzz/build.sh [DIR [TARGET]] (TARGET: one of the two, default
 # both); prints the binaries' paths.
 set -eu
@@ -27,10 +28,25 @@ echo "$D/fuzz_parse"
 fi
 [ "$WHICH" = fuzz_parse ] && exit 0
 SRCS=""
-for p in support parse sema flatten symbolic structure; do
+for p in support parse sema flatten symbolic structure codegen; do
   for f in "$R/compiler/$p"/*.c; do SRCS="$SRCS $f"; done
 done
+# the runtime without the standalone main and the FMI wrappers
+for f in "$R/runtime"/*.c; do
+  case "$f" in */main.c|*/fmi2_fmu.c) ;; *) SRCS="$SRCS $f" ;; esac
+done
+LLVM_CONFIG=${LLVM_CONFIG:-/usr/lib/llvm-19/bin/llvm-config}
+LIBS=""
+for l in sundials_ida sundials_kinsol sundials_sunlinsolklu sundials_sunlinsoldense \
+         sundials_sunmatrixsparse sundials_sunmatrixdense sundials_nvecserial sundials_generic \
+         klu amd colamd btf suitesparseconfig; do
+  LIBS="$LIBS -l:lib$l.a"
+done
 # shellcheck disable=SC2086
-$CC $FLAGS $INC -I"$R/runtime" -I. "$R/tests/fuzz/fuzz_pipeline.c" parser.c lexer.c $SRCS \
-  "$R/runtime/numfmt.c" -lm -lpthread -o fuzz_pipeline
+$CC $FLAGS $INC -I"$R/compiler" -I"$R/runtime" -I/usr/include/suitesparse \
+  -isystem "$($LLVM_CONFIG --includedir)" -I. \
+  -DDYADC_LINKER=\"/usr/bin/cc\" -DDYRT_GNUPLOT=\"\" \
+  "$R/tests/fuzz/fuzz_pipeline.c" parser.c lexer.c $SRCS \
+  -L"$($LLVM_CONFIG --libdir)" -Wl,-rpath,"$($LLVM_CONFIG --libdir)" -lLLVM-19 $LIBS \
+  -lm -lpthread -o fuzz_pipeline
 echo "$D/fuzz_pipeline"
