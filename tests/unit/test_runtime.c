@@ -1096,6 +1096,43 @@ START_TEST(handle_closed_form)
 }
 END_TEST
 
+/* The step budget of dyrt_step_to spans the restarts on the way: decay
+ * with 50 time events in [0, 1] takes more than 60 steps in all (at least
+ * one after each restart, several as the step grows again) though fewer
+ * than 60 between two restarts; the default budget reaches 1 and agrees with
+ * the closed form. */
+static int steps_to_one(long budget, double *y)
+{
+    static double tstops[50];
+    for (int i = 0; i < 50; i++)
+        tstops[i] = (i + 1) / 51.0;
+    DyrtModel m = decay;
+    m.defaults.ntstops = 50;
+    m.defaults.tstops = tstops;
+    DyrtSim *s = dyrt_create(&m);
+    int rc = budget ? dyrt_set_max_steps(s, budget) : 0;
+    if (!rc)
+        rc = dyrt_init(s, 1.0);
+    if (!rc)
+        rc = dyrt_step_to(s, 1.0);
+    *y = rc ? NAN : dyrt_y(s)[0];
+    dyrt_free(s);
+    return rc;
+}
+
+START_TEST(handle_step_budget)
+{
+    double y = 0;
+    ck_assert_int_eq(steps_to_one(0, &y), 0);
+    ck_assert_msg(fabs(y - exp(-2.0)) < 1e-5, "y(1) = %.17g", y);
+    quiet(1);
+    int small = steps_to_one(60, &y), zero = steps_to_one(-1, &y);
+    quiet(0);
+    ck_assert_int_eq(small, DYRT_EXIT_USER);
+    ck_assert_int_eq(zero, DYRT_EXIT_USER);  /* refused: at least 1 */
+}
+END_TEST
+
 /* Calls out of sequence are refused with a status, never undefined. */
 START_TEST(handle_sequence_errors)
 {
@@ -1213,6 +1250,7 @@ static Suite *runtime_suite(void)
     tcase_add_test(tc, data_tables);
     tcase_add_test(tc, handle_closed_form);
     tcase_add_test(tc, handle_sequence_errors);
+    tcase_add_test(tc, handle_step_budget);
     tcase_add_test(tc, handle_interleaved);
     tcase_add_test(tc, handle_assert_final);
     tcase_add_test(tc, bad_copy_table);
