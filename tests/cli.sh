@@ -84,6 +84,50 @@ expect 0 "$dyadc" flatten tests/sim/rc.dyad --no-stdlib --model RC --max-structu
 expect 1 "$dyadc" flatten tests/sim/rc.dyad --no-stdlib --model RC --max-structural-work 2 &&
     contains "$tmp/err" "raise it with --max-structural-work N" "a budget too small for RC"
 
+# the input-size budget (docs/CLI.md, Limits): per file and in total, named
+# with the file, its size and the limit; the big inputs are made here
+for v in 0 -5 12x 99999999999999999999999; do
+    for o in --max-file-bytes --max-input-bytes; do
+        expect 1 "$dyadc" parse tests/sim/rc.dyad "$o" "$v" && contains "$tmp/err" "$o $v: expected a positive whole number" "$o $v"
+    done
+done
+sz=$(wc -c < tests/sim/rc.dyad)
+expect 1 "$dyadc" check tests/sim/rc.dyad --no-stdlib --max-file-bytes $((sz - 1)) &&
+    contains "$tmp/err" "'tests/sim/rc.dyad' is $sz bytes, over the limit of $((sz - 1)) bytes per source file; raise it with --max-file-bytes N" "file over --max-file-bytes"
+expect 0 "$dyadc" check tests/sim/rc.dyad --no-stdlib --max-file-bytes "$sz"
+cp tests/sim/rc.dyad "$tmp/rc_a.dyad" && printf 'component Decay\n  variable x::Real\nrelations\n  der(x) = -x\nend\n' > "$tmp/rc_b.dyad"
+szb=$(wc -c < "$tmp/rc_b.dyad")
+expect 1 "$dyadc" check "$tmp/rc_a.dyad" "$tmp/rc_b.dyad" --no-stdlib --max-input-bytes $((sz + szb - 1)) &&
+    contains "$tmp/err" "rc_b.dyad' ($szb bytes) brings the source read to $((sz + szb)) bytes, over the limit of $((sz + szb - 1)) bytes in total; raise it with --max-input-bytes N" "total over --max-input-bytes"
+expect 0 "$dyadc" check "$tmp/rc_a.dyad" "$tmp/rc_b.dyad" --no-stdlib --max-input-bytes $((sz + szb))
+expect 1 "$dyadc" parse /dev/zero --max-file-bytes 1000 &&
+    contains "$tmp/err" "'/dev/zero' is more than 1000 bytes, over the limit of 1000 bytes per source file" "a device without a size"
+# the default per-file limit, 32 MiB: one byte more is refused before it is read
+{ cat tests/sim/rc.dyad; head -c $((33554433 - sz)) /dev/zero | tr '\0' ' '; } > "$tmp/big.dyad"
+expect 1 "$dyadc" parse "$tmp/big.dyad" &&
+    contains "$tmp/err" "big.dyad' is 33554433 bytes, over the limit of 33554432 bytes per source file" "the default file limit"
+expect 0 "$dyadc" parse "$tmp/big.dyad" --max-file-bytes 33554433
+rm -f "$tmp/big.dyad"
+# one token of 4 MB (a name, a blank run) parses in linear time; an error on
+# its line shows a window around the caret, not the 4 MB line
+{ printf 'component A\n  parameter '; head -c 4000000 /dev/zero | tr '\0' a; printf ' = 1\nend\n'; } > "$tmp/long.dyad"
+expect 1 "$dyadc" parse "$tmp/long.dyad" && contains "$tmp/err" "long.dyad:2:4000014: error: unexpected" "an error after a 4 MB name"
+len=$(awk '{ if (length($0) > m) m = length($0) } END { print m }' "$tmp/err")
+if [ "$len" -lt 400 ]; then ok; else bad "the excerpt of a 4 MB line has $len characters"; fi
+contains "$tmp/err" "    2 | ...aaaa" "the excerpt's window"
+# comments gathered into one doc comment are joined once, not one string per
+# line (40,000 lines took 6 GB): memory, not time, is checked; fmt keeps them
+{ cat tests/sim/rc.dyad; i=0; while [ $i -lt 20000 ]; do echo "# comment line $i"; i=$((i + 1)); done; } > "$tmp/comments.dyad"
+if [ -x /usr/bin/time ]; then
+    /usr/bin/time -f "%M" -o "$tmp/rss" "$dyadc" fmt "$tmp/comments.dyad" > "$tmp/out" 2> "$tmp/err"
+    rss=$(tail -1 "$tmp/rss")
+    if [ "$rss" -lt 1000000 ]; then ok; else bad "fmt of 20,000 comment lines: peak RSS $rss KB"; fi
+else
+    "$dyadc" fmt "$tmp/comments.dyad" > "$tmp/out" 2> "$tmp/err"
+fi
+n=$(grep -c "^# comment line" "$tmp/out")
+if [ "$n" -eq 20000 ]; then ok; else bad "fmt kept $n of 20000 comment lines"; fi
+
 # --time-passes: every phase of run and build; -v announces them
 expect 0 "$dyadc" run tests/sim/rc.dyad --no-stdlib --model RC --stop 0.1 -o "$tmp/rc.csv" --time-passes
 for p in parse flatten units structure codegen jit simulate; do contains "$tmp/err" "time: $p " "run --time-passes"; done

@@ -35,6 +35,7 @@ static const struct CmdInfo {
 
 #define CMDS_ALL (~0u)
 #define CMDS_LOAD (CMD_BIT(CHECK) | CMD_BIT(FLATTEN) | CMD_BIT(BUILD) | CMD_BIT(RUN) | CMD_BIT(TEST) | CMD_BIT(FMU))
+#define CMDS_READ (CMDS_LOAD | CMD_BIT(PARSE) | CMD_BIT(FMT))
 #define CMDS_MODEL (CMD_BIT(FLATTEN) | CMD_BIT(BUILD) | CMD_BIT(RUN) | CMD_BIT(FMU))
 #define CMDS_CODE (CMD_BIT(BUILD) | CMD_BIT(RUN) | CMD_BIT(FMU))
 #define CMDS_JIT (CMD_BIT(BUILD) | CMD_BIT(RUN) | CMD_BIT(TEST) | CMD_BIT(FMU))
@@ -69,6 +70,10 @@ static const Opt options[] = {
     {"--no-stdlib", NULL, CMDS_LOAD, OK_FLAG, F(no_stdlib), false, "do not load the bundled standard library"},
     {"--max-structural-work", "N", CMDS_LOAD, OK_VALUE, F(max_work), false,
      "flatten's budget: array elements, loop iterations, instances (default 10000000)"},
+    {"--max-file-bytes", "N", CMDS_READ, OK_VALUE, F(max_file_bytes), false,
+     "the largest source file read (default 33554432, 32 MiB)"},
+    {"--max-input-bytes", "N", CMDS_READ, OK_VALUE, F(max_input_bytes), false,
+     "the most source read in all, libraries included (default 134217728, 128 MiB)"},
     {"-Werror=units", NULL, CMDS_LOAD, OK_FLAG, F(werror_units), false, "unit mismatches are errors"},
     {"--structure", NULL, CMD_BIT(FLATTEN), OK_FLAG, F(structure), false,
      "print the structured system, not the flat model"},
@@ -324,22 +329,33 @@ static int help(Interner *in, int argc, char **argv) {
     return 0;
 }
 
+/* A limit's value: a positive whole number (NULL: keep *n, the default). */
+static int limit_arg(const char *opt, const char *v, unsigned long long *n) {
+    if (!v) return 0;
+    char *end;
+    errno = 0;
+    unsigned long long x = strtoull(v, &end, 10);
+    if (!isdigit((unsigned char)v[0]) || *end || errno || x == 0) {
+        fprintf(stderr, "dyadc: error: %s %s: expected a positive whole number\n", opt, v);
+        return 1;
+    }
+    *n = x;
+    return 0;
+}
+
 static int run_command(Driver *d, const struct CmdInfo *c, int argc, char **argv) {
     d->cmd = c->cmd;
     d->opt_level = 2;
     d->argv0 = argv[0];
     int rc = driver_parse_args(d, argc, argv);
     if (rc >= 0) return rc;
-    if (d->max_work) {
-        char *end;
-        errno = 0;
-        unsigned long long n = strtoull(d->max_work, &end, 10);
-        if (!isdigit((unsigned char)d->max_work[0]) || *end || errno || n == 0) {
-            fprintf(stderr, "dyadc: error: --max-structural-work %s: expected a positive whole number\n", d->max_work);
-            return 1;
-        }
-        flat_set_work_limit(n);
-    }
+    unsigned long long work = FLAT_WORK_DEFAULT, file = SRC_FILE_LIMIT_DEFAULT, input = SRC_TOTAL_LIMIT_DEFAULT;
+    if (limit_arg("--max-structural-work", d->max_work, &work) ||
+        limit_arg("--max-file-bytes", d->max_file_bytes, &file) ||
+        limit_arg("--max-input-bytes", d->max_input_bytes, &input))
+        return 1;
+    flat_set_work_limit(work);
+    src_set_limits(file, input);
     d->clock = phase_clock_new(d->verbose, d->time_passes, d->model);
     rc = c->run(d);
     phase_clock_free(d->clock);

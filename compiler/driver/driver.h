@@ -30,6 +30,7 @@ typedef struct Driver {
     const char *output;       /* build: -o EXE; fmu: -o NAME.fmu */
     const char *fmu_kind;     /* fmu: --kind me|cs|both (NULL: both) */
     const char *max_work;     /* --max-structural-work N (flatten's budget), NULL: the default */
+    const char *max_file_bytes, *max_input_bytes; /* --max-file-bytes N, --max-input-bytes N (src_load) */
     Vec(const char *) inputs; /* files and folders */
     Vec(const char *) libs;   /* -L */
     Vec(char *) sim_args;     /* run: simulator options, passed through */

@@ -92,23 +92,39 @@ static bool is_repeat(DiagLevel lvl, Span sp, const char *fmt, va_list ap) {
 
 static FILE *out(void) { return diag_out ? diag_out : stderr; }
 
+/* A line longer than this many bytes is shown as a window around the
+ * caret, cut at UTF-8 character starts and marked with `...` (a generated or
+ * hostile file may have one line of megabytes). */
+#define DIAG_LINE_MAX 160
+#define DIAG_LINE_BEFORE 60
+
+static bool is_cont(const SrcFile *f, uint32_t i) { return ((unsigned char)f->text[i] & 0xC0) == 0x80; }
+
 /* the source line holding `sp.lo`, with a caret line under the span */
 static void diag_show_line(SrcFile *f, Span sp) {
     uint32_t line, col;
     src_line_col(f, sp.lo, &line, &col);
     uint32_t start = f->line_starts[line - 1], end = start;
     while (end < f->len && f->text[end] != '\n' && f->text[end] != '\r') end++;
-    fprintf(out(), "%5u | %.*s\n      | ", line, (int)(end - start), f->text + start);
-    for (uint32_t i = start; i < sp.lo && i < end; i++) {
-        unsigned char ch = (unsigned char)f->text[i];
-        if ((ch & 0xC0) == 0x80) continue;
-        fputc(ch == '\t' ? '\t' : ' ', out());
+    uint32_t ws = start, we = end;
+    if (end - start > DIAG_LINE_MAX) {
+        ws = sp.lo - start > DIAG_LINE_BEFORE ? sp.lo - DIAG_LINE_BEFORE : start;
+        while (ws > start && is_cont(f, ws)) ws++;
+        we = end - ws > DIAG_LINE_MAX ? ws + DIAG_LINE_MAX : end;
+        while (we < end && we > ws && is_cont(f, we)) we--;
     }
-    fputc('^', out());
-    uint32_t hi = sp.hi < end ? sp.hi : end;
+    const char *pre = ws > start ? "..." : "", *post = we < end ? "..." : "";
+    fprintf(out(), "%5u | %s%.*s%s\n", line, pre, (int)(we - ws), f->text + ws, post);
+    char caret[3 * DIAG_LINE_MAX + 8];
+    size_t n = strlen(pre) ? (size_t)sprintf(caret, "   ") : 0;
+    for (uint32_t i = ws; i < sp.lo && i < we; i++)
+        if (!is_cont(f, i)) caret[n++] = f->text[i] == '\t' ? '\t' : ' ';
+    caret[n++] = '^';
+    uint32_t hi = sp.hi < we ? sp.hi : we;
     for (uint32_t i = sp.lo + 1; i < hi; i++)
-        if (((unsigned char)f->text[i] & 0xC0) != 0x80) fputc('~', out());
-    fputc('\n', out());
+        if (!is_cont(f, i)) caret[n++] = '~';
+    caret[n] = 0;
+    fprintf(out(), "      | %s\n", caret);
 }
 
 static const char *level_name(DiagLevel lvl) {

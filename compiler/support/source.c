@@ -8,9 +8,17 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static SrcFile **files;   /* files[id - 1] */
 static uint32_t nfiles, capfiles;
+static uint64_t limit_file = SRC_FILE_LIMIT_DEFAULT, limit_total = SRC_TOTAL_LIMIT_DEFAULT;
+static uint64_t loaded;   /* bytes src_load read since src_reset */
+
+void src_set_limits(uint64_t per_file, uint64_t total) {
+    limit_file = per_file;
+    limit_total = total;
+}
 
 static SrcFile *src_register(SrcFile *f) {
     if (nfiles == capfiles) {
@@ -31,6 +39,7 @@ void src_reset(void) {
     free(files);
     files = NULL;
     nfiles = capfiles = 0;
+    loaded = 0;
 }
 
 SrcFile *src_from_string(Arena *a, const char *path, const char *text, size_t len) {
@@ -41,26 +50,54 @@ SrcFile *src_from_string(Arena *a, const char *path, const char *text, size_t le
     return src_register(f);
 }
 
+/* A file over the per-file limit: its size when the file system knows it
+ * (checked before reading), else "more than" what was read past the limit
+ * (a pipe, a device). */
+static void too_big(const char *path, uint64_t size, bool exact) {
+    diag_error((Span){0}, "'%s' is %s%llu bytes, over the limit of %llu bytes per source file; "
+               "raise it with --max-file-bytes N", path, exact ? "" : "more than ",
+               (unsigned long long)size, (unsigned long long)limit_file);
+}
+
 SrcFile *src_load(Arena *a, const char *path) {
     FILE *fp = fopen(path, "rb");
     if (!fp) {
         diag_error((Span){0}, "cannot open '%s': %s", path, strerror(errno));
         return NULL;
     }
+    struct stat st;
+    if (fstat(fileno(fp), &st) == 0 && S_ISREG(st.st_mode) && (uint64_t)st.st_size > limit_file) {
+        fclose(fp);
+        too_big(path, (uint64_t)st.st_size, true);
+        return NULL;
+    }
+    /* read at most one byte past the limit: a pipe or a device has no size */
+    uint64_t most = limit_file < UINT32_MAX - 1 ? limit_file + 1 : UINT32_MAX;
     size_t cap = 1 << 16, len = 0;
     char *buf = malloc(cap);
-    size_t n;
-    while (buf && (n = fread(buf + len, 1, cap - len, fp)) > 0) {
+    while (buf && len < most) {
+        size_t want = cap - len < most - len ? cap - len : (size_t)(most - len);
+        size_t n = fread(buf + len, 1, want, fp);
+        if (n == 0) break;
         len += n;
         if (len == cap) buf = realloc(buf, cap *= 2);
     }
     bool bad = !buf || ferror(fp) || len > UINT32_MAX - 1;
     fclose(fp);
-    if (bad) {
+    if (bad || len > limit_file) {
         free(buf);
-        diag_error((Span){0}, "cannot read '%s'", path);
+        if (bad) diag_error((Span){0}, "cannot read '%s'", path);
+        else too_big(path, limit_file, false);
         return NULL;
     }
+    if (loaded > limit_total || len > limit_total - loaded) {
+        free(buf);
+        diag_error((Span){0}, "'%s' (%llu bytes) brings the source read to %llu bytes, over the limit of %llu "
+                   "bytes in total; raise it with --max-input-bytes N", path, (unsigned long long)len,
+                   (unsigned long long)(loaded + len), (unsigned long long)limit_total);
+        return NULL;
+    }
+    loaded += len;
     SrcFile *f = src_from_string(a, path, buf, len);
     free(buf);
     return f;

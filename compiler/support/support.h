@@ -95,6 +95,14 @@ typedef struct Span {
 
 /* The source table: file ids start at 1. */
 SrcFile *src_load(Arena *a, const char *path);           /* NULL + diag on failure */
+/* The input-size budget of src_load: bytes per file and bytes read in all
+ * since src_reset (`--max-file-bytes N`, `--max-input-bytes N`).  A file
+ * over either is refused before it is parsed, with an error naming it, its
+ * size and the limit; parsing costs ~10 bytes of memory per byte of source
+ * and flattening more, so the defaults bound a hostile input to a few GB. */
+#define SRC_FILE_LIMIT_DEFAULT (32ull << 20)
+#define SRC_TOTAL_LIMIT_DEFAULT (128ull << 20)
+void src_set_limits(uint64_t per_file, uint64_t total);
 SrcFile *src_from_string(Arena *a, const char *path, const char *text, size_t len);
 SrcFile *src_get(uint32_t id);
 void src_line_col(SrcFile *f, uint32_t off, uint32_t *line, uint32_t *col);
