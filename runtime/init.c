@@ -485,6 +485,8 @@ static int solve_init_system(DyrtSim *s)
     s->stats.init_blocks = ib.nblocks;
     s->stats.init_levels = ib.nlevels;
     s->stats.init_block_rounds = ib.rounds;
+    s->stats.init_sparse = ib.nsparse;
+    s->stats.init_largest = ib.largest;
     s->stats.init_left = ib.failed + 1;
     s->stats.init_left_why = ib.left;
     s->stats.init_homotopy = nw.homotopy;

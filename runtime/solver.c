@@ -264,6 +264,9 @@ void dyrt_print_stats(const DyrtSim *s, FILE *f)
     dyrt_sets_stats(s, f);
     if (s->m->nclocks > 0)
         fprintf(f, "  clocks %d, partition ticks %ld\n", (int)s->m->nclocks, s->clk.ticks);
+    if (s->stats.init_sparse > 0)
+        fprintf(f, "  initialization: %d block%s by sparse LU (the largest %d equations)\n", s->stats.init_sparse,
+                s->stats.init_sparse == 1 ? "" : "s", s->stats.init_largest);
     if (s->stats.init_blocks > 0 && !s->stats.init_left)
         fprintf(f, "  initialization: %d blocks in %d levels, %ld block Newton steps, "
                 "whole-system Newton not needed\n", s->stats.init_blocks, s->stats.init_levels,

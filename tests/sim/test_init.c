@@ -11,7 +11,11 @@
  *   - x^3 - 2 x + 2 = 0 from the guess 0, where the damped Newton stalls at
  *     a local minimum of |r|: the homotopy from the guess finds the root;
  *   - a block without solution (initial x^2 = -1; the homotopy fails too):
- *     the error names the block, its equation and its unknown.
+ *     the error names the block, its equation and its unknown;
+ *   - a nonlinear resistive ladder of 120 nodes (torn by the simulation's
+ *     tearing: its init block iterates on the two tearing variables) and
+ *     of 250 nodes (one 250-equation block, solved with a sparse LU of its
+ *     own), against a shooting computation from the open end.
  * Models live in tests/sim/init/ (and tests/sim/e2e/).
  */
 #include <check.h>
@@ -140,6 +144,67 @@ START_TEST(homotopy_when_newton_stalls) {
 }
 END_TEST
 
+/* The ladder from its open end: v[n] given, the current through the
+ * resistor into node k is the sum of the shunt currents of nodes k..n, so
+ * v[k-1] = v[k] + R I_k down to v[0], increasing in v[n]; bisection on v[n]
+ * until v[0] = V0.  v[1..n] into v. */
+static void ladder_ref(int n, double *v) {
+    const double R = 0.01, g = 0.2, c = 0.1, V0 = 2;
+    double lo = 0, hi = V0;
+    for (int it = 0; it < 200; it++) {
+        v[n] = 0.5 * (lo + hi);
+        double cur = 0;
+        for (int k = n; k >= 1; k--) {
+            cur += g * v[k] + c * v[k] * v[k] * v[k];
+            v[k - 1] = v[k] + R * cur;
+        }
+        if (v[0] > V0) hi = v[n];
+        else lo = v[n];
+    }
+}
+
+static void ladder_case(const char *model, const char *prefix, int n, const char *expect) {
+    char csv[64];
+    snprintf(csv, sizeof csv, "init_%s.csv", model);
+    char *log = run("tests/sim/init/ladder.dyad", model, "1", csv, 0);
+    assert_contains(log, expect);
+    assert_contains(log, "whole-system Newton not needed");
+    StCsv c;
+    ck_assert_int_eq(st_csv_read(csv, &c), 0);
+    double v[251], err = 0;
+    int kn = 0;
+    ladder_ref(n, v);
+    for (int k = 1; k <= n; k++) {
+        char name[40];
+        snprintf(name, sizeof name, "%sv[%d]", prefix, k);
+        int col = st_csv_col(&c, name);
+        ck_assert_msg(col > 0, "no column %s", name);
+        err = fmax(err, fabs(st_csv(&c, 0, col) - v[k]) / v[k]);
+        kn = col;
+    }
+    char name[40];
+    snprintf(name, sizeof name, "%ss", prefix);
+    int ks = st_csv_col(&c, name);
+    ck_assert(ks > 0);
+    double es = fabs(st_csv(&c, c.nrows - 1, ks) - v[n] * st_csv(&c, c.nrows - 1, 0));
+    fprintf(stderr, "%s (n = %d): v[n] = %.15g (reference %.15g), max relative error of v at t = 0 %.3g, "
+            "s(1) error %.3g\n", model, n, st_csv(&c, 0, kn), v[n], err, es);
+    ck_assert_msg(err < 1e-8, "node voltages: relative error %g", err);
+    ck_assert_msg(es < 1e-7, "s(1) error %g", es);
+    st_csv_free(&c);
+    free(log);
+}
+
+START_TEST(torn_ladder) {
+    ladder_case("Ladder", "", 120, "initialization: 3 blocks in 2 levels");
+}
+END_TEST
+
+START_TEST(sparse_ladder_block) {
+    ladder_case("BigLadder", "ladder.", 250, "initialization: 1 block by sparse LU (the largest 250 equations)");
+}
+END_TEST
+
 START_TEST(failed_block_is_named) {
     char *log = run("tests/sim/e2e/badinit.dyad", "BadInit", "1", "init_bad.csv", 1);
     fprintf(stderr, "BadInit: %s", log);
@@ -160,6 +225,8 @@ int main(void) {
     tcase_add_test(tc, chain_of_blocks);
     tcase_add_test(tc, homotopy_when_newton_stalls);
     tcase_add_test(tc, failed_block_is_named);
+    tcase_add_test(tc, torn_ladder);
+    tcase_add_test(tc, sparse_ladder_block);
     suite_add_tcase(s, tc);
     return check_failures(s) ? 1 : 0;
 }
