@@ -485,6 +485,10 @@ int dyrt_init_blocks(Newton *nw, InitBlocks *ib) {
         if (solve_level(&w, l, &valid, ib))
             break;
     }
+    if (!rc && (ib->solved = dyrt_calloc((size_t)nw->n, 1)))
+        for (int b = 0; b < w.nb; b++)
+            for (int k = w.ptr[b]; w.state[b] == DONE && k < w.ptr[b + 1]; k++)
+                ib->solved[w.cols[k]] = 1;
     bw_free(&w);
     return rc ? DYRT_EXIT_INTERNAL : 0;
 }

@@ -279,8 +279,9 @@ void dyrt_print_stats(const DyrtSim *s, FILE *f)
                 : s->stats.init_left_why == DYRT_INIT_LEFT_BUDGET ? "evaluation budget spent"
                                                                   : "not solved on its own");
     if (s->stats.init_homotopy)
-        fprintf(f, "  initialization: the whole-system Newton failed from the guesses; the homotopy "
-                "from them %s\n", s->stats.init_homotopy > 0 ? "solved it" : "failed too");
+        fprintf(f, "  initialization: the whole-system Newton failed; the homotopy from the blocks "
+                "solved on their own and the guesses of the rest %s\n",
+                s->stats.init_homotopy > 0 ? "solved it" : "failed too");
     fprintf(f, "  initialization: %ld Newton iterations, %ld residual evals\n",
             s->stats.init_iters, s->stats.init_res_evals);
 }

@@ -10,6 +10,8 @@
  *     relations and w[i] down a chain, solved without the whole system;
  *   - x^3 - 2 x + 2 = 0 from the guess 0, where the damped Newton stalls at
  *     a local minimum of |r|: the homotopy from the guess finds the root;
+ *     the same after a block that fixes x = 20 from the guess 5 (where the
+ *     stalling block is not even defined): the homotopy starts from x = 20;
  *   - a block without solution (initial x^2 = -1; the homotopy fails too):
  *     the error names the block, its equation and its unknown;
  *   - a nonlinear resistive ladder of 120 nodes (torn by the simulation's
@@ -121,7 +123,7 @@ END_TEST
  * x'' = -x with v(0) = 0: x = x0 cos t. */
 START_TEST(homotopy_when_newton_stalls) {
     char *log = run("tests/sim/init/homotopy.dyad", "HomotopyInit", "1", "init_homotopy.csv", 0);
-    assert_contains(log, "the homotopy from them solved it");
+    assert_contains(log, "the guesses of the rest solved it");
     StCsv c;
     ck_assert_int_eq(st_csv_read("init_homotopy.csv", &c), 0);
     int kx = st_csv_col(&c, "x");
@@ -205,6 +207,43 @@ START_TEST(sparse_ladder_block) {
 }
 END_TEST
 
+/* y^3 - 2 y + 2 sqrt((x - 10) / 10) = 0, x' = -0.1 x, x(0) = 20: the
+ * homotopy starts from the solved x = 20, not its guess 5 (where the
+ * residual is NaN).  x = 20 exp(-0.1 t); y the real root at each x
+ * (one real root while 2 sqrt((x - 10) / 10) > sqrt(32 / 27), x > 12.97). */
+static double after_block_y(double x) {
+    double c = 2 * sqrt((x - 10) / 10), lo = -3, hi = -1; /* r(-3) < 0 < r(-1) */
+    for (int k = 0; k < 200; k++) {
+        double mid = 0.5 * (lo + hi);
+        if (mid * mid * mid - 2 * mid + c < 0) lo = mid;
+        else hi = mid;
+    }
+    return 0.5 * (lo + hi);
+}
+
+START_TEST(homotopy_from_solved_blocks) {
+    char *log = run("tests/sim/init/homotopy.dyad", "HomotopyAfterBlock", "1", "init_homotopy2.csv", 0);
+    assert_contains(log, "whole-system Newton from block 3 (not solved on its own)");
+    assert_contains(log, "the guesses of the rest solved it");
+    StCsv c;
+    ck_assert_int_eq(st_csv_read("init_homotopy2.csv", &c), 0);
+    int kx = st_csv_col(&c, "x"), ky = st_csv_col(&c, "y");
+    ck_assert(kx > 0 && ky > 0);
+    double ex = 0, ey = 0;
+    for (int r = 0; r < c.nrows; r++) {
+        double t = st_csv(&c, r, 0), x = 20 * exp(-0.1 * t);
+        ex = fmax(ex, fabs(st_csv(&c, r, kx) - x));
+        ey = fmax(ey, fabs(st_csv(&c, r, ky) - after_block_y(x)));
+    }
+    fprintf(stderr, "HomotopyAfterBlock: y(0) = %.17g (root %.17g), max error x %.3g, y %.3g\n",
+            st_csv(&c, 0, ky), after_block_y(20), ex, ey);
+    ck_assert_msg(fabs(st_csv(&c, 0, ky) - after_block_y(20)) < 1e-12, "y(0) = %.17g", st_csv(&c, 0, ky));
+    ck_assert_msg(ex < 1e-7 && ey < 1e-7, "errors x %g, y %g", ex, ey);
+    st_csv_free(&c);
+    free(log);
+}
+END_TEST
+
 START_TEST(failed_block_is_named) {
     char *log = run("tests/sim/e2e/badinit.dyad", "BadInit", "1", "init_bad.csv", 1);
     fprintf(stderr, "BadInit: %s", log);
@@ -224,6 +263,7 @@ int main(void) {
     tcase_add_test(tc, nan_at_the_guess_solved_block_by_block);
     tcase_add_test(tc, chain_of_blocks);
     tcase_add_test(tc, homotopy_when_newton_stalls);
+    tcase_add_test(tc, homotopy_from_solved_blocks);
     tcase_add_test(tc, failed_block_is_named);
     tcase_add_test(tc, torn_ladder);
     tcase_add_test(tc, sparse_ladder_block);
