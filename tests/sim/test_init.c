@@ -17,7 +17,9 @@
  *   - a nonlinear resistive ladder of 120 nodes (torn by the simulation's
  *     tearing: its init block iterates on the two tearing variables) and
  *     of 250 nodes (one 250-equation block, solved with a sparse LU of its
- *     own), against a shooting computation from the open end.
+ *     own), against a shooting computation from the open end; the 100-node
+ *     ladder with capacitors started in its steady state (a loop only the
+ *     initialization has, one 100-equation block) against the same.
  * Models live in tests/sim/init/ (and tests/sim/e2e/).
  */
 #include <check.h>
@@ -244,6 +246,32 @@ START_TEST(homotopy_from_solved_blocks) {
 }
 END_TEST
 
+/* initial der(v[i]) = 0: the steady state is the resistive ladder's
+ * solution, and the voltages stay there */
+START_TEST(steady_ladder_block) {
+    char *log = run("tests/sim/init/ladder.dyad", "SteadyLadder", "1", "init_steady.csv", 0);
+    assert_contains(log, "initialization: 1 block by sparse LU (the largest 100 equations)");
+    assert_contains(log, "whole-system Newton not needed");
+    StCsv c;
+    ck_assert_int_eq(st_csv_read("init_steady.csv", &c), 0);
+    double v[101], e0 = 0, e = 0;
+    ladder_ref(100, v);
+    for (int k = 1; k <= 100; k++) {
+        char name[16];
+        snprintf(name, sizeof name, "v[%d]", k);
+        int col = st_csv_col(&c, name);
+        ck_assert_msg(col > 0, "no column %s", name);
+        e0 = fmax(e0, fabs(st_csv(&c, 0, col) - v[k]) / v[k]);
+        for (int r = 0; r < c.nrows; r++)
+            e = fmax(e, fabs(st_csv(&c, r, col) - v[k]) / v[k]);
+    }
+    fprintf(stderr, "SteadyLadder (n = 100): max relative error of v at t = 0 %.3g, over [0, 1] %.3g\n", e0, e);
+    ck_assert_msg(e0 < 1e-8 && e < 1e-8, "node voltages: relative error %g at t = 0, %g over [0, 1]", e0, e);
+    st_csv_free(&c);
+    free(log);
+}
+END_TEST
+
 START_TEST(failed_block_is_named) {
     char *log = run("tests/sim/e2e/badinit.dyad", "BadInit", "1", "init_bad.csv", 1);
     fprintf(stderr, "BadInit: %s", log);
@@ -267,6 +295,7 @@ int main(void) {
     tcase_add_test(tc, failed_block_is_named);
     tcase_add_test(tc, torn_ladder);
     tcase_add_test(tc, sparse_ladder_block);
+    tcase_add_test(tc, steady_ladder_block);
     suite_add_tcase(s, tc);
     return check_failures(s) ? 1 : 0;
 }
