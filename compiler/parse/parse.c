@@ -222,6 +222,7 @@ static int by_field(const void *a, const void *b) {
 
 /* Each field gets its texts in source order, separated by newlines. */
 static void join_all(Parser *p, Joined *v, uint32_t n) {
+    if (n == 0) return; /* v is NULL then, which qsort must not see */
     qsort(v, n, sizeof *v, by_field);
     for (uint32_t i = 0, j; i < n; i = j) {
         size_t len = 0;
