@@ -205,6 +205,10 @@ struct Flattener {
     struct ClockState *clk; /* clock parameters, links, helpers (clocks.c); NULL until used */
     uint64_t work, work_limit; /* structural work done, and the budget (flat_charge) */
     bool over_budget;       /* the budget ran out (reported once): stop expanding */
+    const FlatDom *tmpl;    /* while a `for` is tried as templates (equations.c):
+                               its box; loop indices are affine in EXPR_IDX */
+    bool speculating;       /* inside that attempt (diag_speculate): running out
+                               of budget fails the attempt, not the flattening */
 };
 
 /* flatten.c: n more steps of structural work at `at`; false (after one
@@ -281,6 +285,16 @@ void add_eq(Flattener *F, FlatEqKind k, Expr *l, Expr *r, const char *origin, Sp
 void flatten_bindings(Flattener *F);
 void flatten_relations(Flattener *F, Inst *inst);
 void flatten_deferred(Flattener *F);
+
+/* equations.c: the box of the template being translated fails to be one
+ * (a subscript that is not affine, out of range in some instance, ...):
+ * the `for` is flattened the ordinary way, which reports what is wrong. */
+void tmpl_refuse(Flattener *F, Span at, const char *why);
+/* every instance of the box (F->tmpl) reads a flat variable of kind k
+ * through the indexed leaf `at`? (none: *none set) */
+bool tmpl_all_kind(Flattener *F, const Expr *at, FlatVarKind k, bool *none);
+/* translate.c: `x[i]` with a subscript affine in the template's IDX */
+int tr_template_index(Flattener *F, Tx t, AstNode *e, Ref *b, Val *out);
 
 /* connect.c */
 void connect_init(Flattener *F);
