@@ -9,7 +9,8 @@
  * except those that use instream()/actualstream(): they need the complete
  * connection sets, so they are deferred with their loop environment and
  * translated afterwards (flatten_deferred).  Array equations
- * give one scalar equation per element.  Relations and bindings are the
+ * give one scalar equation per element.  A `for` over variable arrays
+ * with affine subscripts gives templates instead (try_template below).  Relations and bindings are the
  * only contexts that may create flat variables: der(der(x)) gets the
  * helper x' (der_helper, handed to translation in the context).  Linear in
  * the expanded relations.
@@ -475,6 +476,8 @@ static bool try_template(Flattener *F, Inst *inst, Env *env, AstNode *r) {
         F->tmpl = NULL;
     }
     F->speculating = false;
+    for (uint32_t i = 0; i < F->spec_failed.len; i++) F->spec_failed.data[i]->cstate = CONST_UNSEEN;
+    F->spec_failed.len = 0;
     ok &= diag_speculate_end() == 0 && F->m->vars.len == nvar && F->deferred.len == ndef;
     ok &= work <= F->work_limit - work0;
     F->work = work0;
