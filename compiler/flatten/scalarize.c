@@ -37,16 +37,40 @@ typedef struct {
 
 static Expr *point_leaf(void *ud, Expr *leaf) {
     Point *p = ud;
-    return leaf->kind == EXPR_IDX && leaf->index < EXPR_MAXIDX ? p->val[leaf->index] : leaf;
+    return leaf->kind == EXPR_IDX && leaf->index < EXPR_MAXIDX && p->val[leaf->index] ? p->val[leaf->index] : leaf;
+}
+
+/* The instance of a small template by direct recursion: no memo tables
+ * (the common template is a few nodes; expr_subst's hash map would cost
+ * more than the nodes).  The same constructor calls as expr_subst, so the
+ * same result; NULL after `*budget` nodes (a large or much-shared DAG:
+ * expr_subst then). */
+static Expr *point_tree(Point *p, Expr *e, int *budget) {
+    if (--*budget < 0) return NULL;
+    if (e->kind == EXPR_IDX) return p->val[e->index];
+    if (!e->nargs) return e;
+    Expr *a[3] = {0};
+    bool same = true;
+    for (int i = 0; i < e->nargs; i++) {
+        if (!(a[i] = point_tree(p, e->args[i], budget))) return NULL;
+        same &= a[i] == e->args[i];
+    }
+    return same ? e : expr_with_args(p->c, e, a);
+}
+
+static Expr *point_expr(Point *p, Expr *e) {
+    int budget = 256;
+    Expr *r = point_tree(p, e, &budget);
+    return r ? r : expr_subst(p->c, e, point_leaf, p);
 }
 
 static FlatEq instance(ExprCtx *c, const FlatEq *q, const int64_t *iv) {
     Point p = {c, {0}};
-    for (uint32_t k = 0; k < EXPR_MAXIDX; k++) p.val[k] = expr_const(c, (double)iv[k]);
+    for (uint32_t k = 0; k < q->dom->nd; k++) p.val[k] = expr_const(c, (double)iv[k]);
     FlatEq r = *q;
     r.dom = NULL;
-    r.lhs = expr_subst(c, q->lhs, point_leaf, &p);
-    r.rhs = expr_subst(c, q->rhs, point_leaf, &p);
+    r.lhs = point_expr(&p, q->lhs);
+    r.rhs = point_expr(&p, q->rhs);
     return r;
 }
 

@@ -166,6 +166,10 @@ Expr *expr_diff_once(ExprCtx *c, Expr *e, Expr *leaf);
 typedef Expr *(*ExprLeafDt)(void *ud, Expr *leaf);
 Expr *expr_dt(ExprCtx *c, Expr *e, ExprLeafDt dleaf, void *ud);
 
+/* The operator node e rebuilt with arguments a[0..nargs) through its
+ * constructor (which simplifies); a leaf is returned as is. */
+Expr *expr_with_args(ExprCtx *c, Expr *e, Expr *const *a);
+
 /* Replace leaves: `map(ud, leaf)` returns the replacement (or the leaf
  * itself).  Memoized per call; shared subexpressions are rebuilt once. */
 typedef Expr *(*ExprLeafMap)(void *ud, Expr *leaf);

@@ -45,7 +45,7 @@ typedef struct {
     HashMap asked;         /* expr_replace: nodes `pre` was asked about */
 } Subst;
 
-static Expr *rebuild(ExprCtx *c, Expr *e, Expr *const *a) {
+Expr *expr_with_args(ExprCtx *c, Expr *e, Expr *const *a) {
     switch ((ExprKind)e->kind) {
     case EXPR_ADD: return expr_add(c, a[0], a[1]);
     case EXPR_MUL: return expr_mul(c, a[0], a[1]);
@@ -82,7 +82,7 @@ static void subst_visit(void *ud, Expr *e) {
             a[i] = hmap_get(&s->memo, e->args[i]->id);
             same &= a[i] == e->args[i];
         }
-        r = same ? e : rebuild(s->c, e, a);
+        r = same ? e : expr_with_args(s->c, e, a);
         if (s->watch) s->watch(s->ud, e, r);
     }
     hmap_put(s->c->scratch, &s->memo, e->id, r);
