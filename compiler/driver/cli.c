@@ -76,7 +76,7 @@ static const Opt options[] = {
      "the most source read in all, libraries included (default 134217728, 128 MiB)"},
     {"-Werror=units", NULL, CMDS_LOAD, OK_FLAG, F(werror_units), false, "unit mismatches are errors"},
     {"--scalarize", NULL, CMDS_LOAD, OK_FLAG, F(scalarize), false,
-     "expand `for` equation templates into scalar equations right after flattening (the reference path)"},
+     "flatten `for` equations one iteration at a time, no templates (the scalar reference path)"},
     {"--structure", NULL, CMD_BIT(FLATTEN), OK_FLAG, F(structure), false,
      "print the structured system, not the flat model"},
     {"--dump-ast", NULL, CMD_BIT(PARSE), OK_FLAG, F(dump_ast), false, "print the syntax tree"},
