@@ -157,10 +157,13 @@ static bool loop_at(Cg *g, const CgItem *items, uint32_t j, int32_t *dstride) {
 /* Nodes of the loop at j: its body, one iteration, counted afresh (values
  * are not shared across a loop's boundary). */
 static uint32_t loop_cost(Cg *g, const CgItem *items, uint32_t j) {
+    bool share = g->share_count;
+    g->share_count = false;              /* a loop body loads no shared values */
     g->stamp++;
     uint32_t n = 0;
     for (uint32_t r = 0; r < g->period[j]; r++) n += item_cost(g, &items[j + r]);
     g->stamp++;
+    g->share_count = share;
     return n;
 }
 
@@ -319,7 +322,7 @@ static LLVMValueRef emit_piece(Cg *g, const CgFnSpec *spec, Expr *c, uint32_t k)
                                             c (through another parent) is inline */
     LLVMValueRef v = cg_expr(g, c);
     g->cut_limit = INT32_MAX;
-    LLVMBuildStore(g->bld, v, cg_slot(g, CG_ARG_TMP, (uint32_t)g->cut_slot[c->id]));
+    LLVMBuildStore(g->bld, v, cg_slot(g, CG_ARG_TMP, g->tmp_base + (uint32_t)g->cut_slot[c->id]));
     if (spec->ret == CG_RET_VOID) LLVMBuildRetVoid(g->bld);
     else LLVMBuildRet(g->bld, LLVMConstInt(g->t_i32, 0, 0));
     if (g->cut_size[c->id] > g->max_chunk_nodes) g->max_chunk_nodes = g->cut_size[c->id];
@@ -346,29 +349,114 @@ static uint32_t emit_pieces(Cg *g, const CgFnSpec *spec, const CgItem *it, FnVec
     return cuts.len;
 }
 
+/* ---------- values shared between chunks ---------- */
+
+static void share_tables(Cg *g) {
+    if (g->share_gen_of) return;
+    g->share_gen_of = ARENA_ARRAY(g->arena, uint32_t, g->nids);
+    g->share_owner = ARENA_ARRAY(g->arena, uint32_t, g->nids);
+    g->share_slot = ARENA_ARRAY(g->arena, int32_t, g->nids);
+}
+
+/* Worth a tmp slot: an operation (a leaf is one load anyway; a negation
+ * is folded into its users, cg_expr.c). */
+static bool shareable(const Expr *e) {
+    return e->nargs > 0 && e->kind != EXPR_NEG;
+}
+
+/* After chunk c is planned: the operations its straight items compute
+ * (not those loaded from an earlier chunk) that no earlier chunk owns
+ * become c's.  O(nodes of the chunk). */
+static void claim_root(Cg *g, Expr *root, uint32_t c) {
+    if (g->count_stamp[root->id] == g->stamp) return;
+    g->stack.len = 0;
+    g->count_stamp[root->id] = g->stamp;
+    vec_push(g->arena, &g->stack, root);
+    while (g->stack.len > 0) {
+        Expr *e = g->stack.data[--g->stack.len];
+        if (g->share_gen_of[e->id] == g->share_gen) {
+            if (g->share_slot[e->id] >= 0 && g->share_owner[e->id] < c) continue; /* loaded */
+        } else if (shareable(e)) {
+            g->share_gen_of[e->id] = g->share_gen;
+            g->share_owner[e->id] = c;
+            g->share_slot[e->id] = -1;
+        }
+        for (int i = 0; i < e->nargs; i++) {
+            Expr *x = e->args[i];
+            if (g->count_stamp[x->id] == g->stamp) continue;
+            g->count_stamp[x->id] = g->stamp;
+            vec_push(g->arena, &g->stack, x);
+        }
+    }
+}
+
+static void claim_chunk(Cg *g, const CgItem *items, uint32_t first, uint32_t count, uint32_t c) {
+    g->stamp++;
+    for (uint32_t i = first; i < first + count;) {
+        if (g->run[i]) {                 /* loops own nothing */
+            i += g->run[i];
+            continue;
+        }
+        if (items[i].a) claim_root(g, items[i].a, c);
+        if (items[i].b) claim_root(g, items[i].b, c);
+        i++;
+    }
+    g->stamp++;
+}
+
+typedef struct ChunkPlan {
+    uint32_t first, count, nodes;
+    bool oversized;                      /* one item, cut into pieces */
+} ChunkPlan;
+
+/* Chunk boundaries for the whole item list, and which values later
+ * chunks load from an earlier one (slots numbered in g->nshare). */
+static ChunkPlan *plan_chunks(Cg *g, const CgItem *items, uint32_t nitems, uint32_t *nplans) {
+    Vec(ChunkPlan) plans = {0};
+    share_tables(g);
+    g->share_gen++;
+    g->nshare = 0;
+    for (uint32_t first = 0; first < nitems;) {
+        ChunkPlan p = {.first = first};
+        g->cur_chunk = plans.len;
+        g->share_count = true;
+        g->stamp++;
+        p.count = plan_chunk(g, items, first, nitems, &p.nodes);
+        g->share_count = false;
+        p.oversized = p.nodes > g->chunk_cap && !g->run[first];
+        if (!p.oversized) claim_chunk(g, items, first, p.count, plans.len);
+        vec_push(g->arena, &plans, p);
+        first += p.count;
+    }
+    *nplans = plans.len;
+    return plans.data;
+}
+
 LLVMValueRef cg_emit_function(Cg *g, const CgFnSpec *spec, const CgItem *items,
                               uint32_t nitems) {
     FnVec chunks = {0};
-    uint32_t first = 0, ntmp = 0;
+    uint32_t ntmp = 0, nplans;
     g->run = ARENA_ARRAY(g->arena, uint32_t, nitems + 1);
     g->period = ARENA_ARRAY(g->arena, uint16_t, nitems + 1);
     cg_plan_loops(g, items, nitems, g->run, g->period);
-    while (first < nitems) {
-        uint32_t nodes;
+    ChunkPlan *plans = plan_chunks(g, items, nitems, &nplans);
+    g->tmp_base = g->nshare;
+    for (uint32_t k = 0; k < nplans; k++) {
+        ChunkPlan *p = &plans[k];
+        g->cur_chunk = k;
         g->stamp++;
-        uint32_t count = plan_chunk(g, items, first, nitems, &nodes);
-        if (nodes > g->chunk_cap && !g->run[first]) {   /* count == 1: one oversized item */
-            uint32_t n = emit_pieces(g, spec, &items[first], &chunks);
+        if (p->oversized) {                  /* count == 1: one oversized item */
+            uint32_t n = emit_pieces(g, spec, &items[p->first], &chunks);
             if (n > ntmp) ntmp = n;
-            nodes = 1 + (items[first].a != NULL) + 3 * (items[first].b != NULL);
+            p->nodes = 1 + (items[p->first].a != NULL) + 3 * (items[p->first].b != NULL);
         }
-        LLVMValueRef fn = emit_chunk(g, spec, items, first, count, chunks.len);
+        LLVMValueRef fn = emit_chunk(g, spec, items, p->first, p->count, chunks.len);
         g->cut_gen++;                         /* cuts of this item end here */
         vec_push(g->arena, &chunks, fn);
-        if (nodes > g->max_chunk_nodes) g->max_chunk_nodes = nodes;
-        first += count;
+        if (p->nodes > g->max_chunk_nodes) g->max_chunk_nodes = p->nodes;
     }
     g->nchunks += chunks.len;
     g->run = NULL;
-    return emit_entry(g, spec, chunks.data, chunks.len, ntmp);
+    g->share_gen++;                           /* no sharing outside this function */
+    return emit_entry(g, spec, chunks.data, chunks.len, g->tmp_base + ntmp);
 }

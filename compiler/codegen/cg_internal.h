@@ -107,6 +107,18 @@ typedef struct Cg {
     int32_t *loop_stride;      /* [nids] */
     uint32_t *stride_stamp;    /* [nids] */
     uint32_t loop_gen;
+    /* values shared between chunks (cg_chunk.c): a node first computed by
+     * chunk share_owner[id] of the current function (valid while
+     * share_gen_of[id] == share_gen) and used by a later chunk is stored
+     * by its owner into tmp[share_slot[id]] and loaded by the later ones */
+    uint32_t *share_gen_of;    /* [nids] */
+    uint32_t *share_owner;     /* [nids] chunk number of the owner */
+    int32_t *share_slot;       /* [nids] tmp slot, or -1 (not used later) */
+    uint32_t share_gen;        /* bumped per entry function */
+    uint32_t nshare;           /* tmp slots of shared values so far */
+    uint32_t cur_chunk;        /* chunk being planned or emitted */
+    bool share_count;          /* cg_count_new: shared values cost one load */
+    uint32_t tmp_base;         /* the cut slots follow the shared ones */
     uint32_t *run;             /* cg_emit_function: run[k] items loop from k */
     uint16_t *period;          /* items per iteration of that run */
     uint32_t nloops;           /* statistics */
@@ -121,6 +133,11 @@ LLVMValueRef cg_slot(Cg *g, CgArg arg, uint32_t index);
 uint32_t cg_count_new(Cg *g, Expr *e);
 void cg_memo_set(Cg *g, Expr *e, LLVMValueRef v);
 bool cg_is_cut(const Cg *g, const Expr *e);
+int32_t cg_shared_slot(const Cg *g, const Expr *e);
+
+/* Shared values per entry function at most (tmp is on the stack: 64 KB);
+ * beyond it a later chunk computes the value again. */
+#define CG_SHARE_MAX 8192
 
 /* cg_chunk.c */
 LLVMValueRef cg_emit_function(Cg *g, const CgFnSpec *spec, const CgItem *items,
