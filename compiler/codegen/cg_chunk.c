@@ -21,6 +21,18 @@
  * ASSERT chunks return 1 + the index of the first item that is 0 or NaN,
  * the entry keeps the first nonzero chunk result.
  *
+ * Sharing between chunks: the chunks are planned first (plan_chunks), in
+ * order; an operation computed by a straight item of chunk c and not by an
+ * earlier chunk is c's (claim_chunk); planning a later chunk counts such a
+ * value as one load and gives it a tmp slot (cg_count_new), and at emission
+ * the owner stores it there, the later chunks load it (cg_expr).  Loops
+ * neither own nor load shared values (their body stands for every
+ * iteration).  tmp holds the shared slots first, then the pieces'.
+ *
+ * Bulk: when Cg.bulk exists and the entry's straight-line chunks hold at
+ * least CG_BULK_NODES nodes, those chunks (and pieces) are defined in the
+ * bulk module, hidden, and the entry calls them through declarations.
+ *
  * param_defaults reads p while writing it: an item stores p[i] = given[i] ?
  * p[i] : value.  Its Exprs read P slots of parameters stored by earlier items
  * only (dependency order), whose first load in the chunk is emitted after
@@ -44,6 +56,29 @@ static void add_param_attr(Cg *g, LLVMValueRef fn, unsigned i, const char *name)
     LLVMAddAttributeAtIndex(fn, i + 1, LLVMCreateEnumAttribute(g->ctx, k, 0));
 }
 
+/* Internal, except a bulk chunk: hidden, so the main module's entry can
+ * call it through a declaration of the same name (bulk_decl). */
+static void bulk_linkage(Cg *g, LLVMValueRef fn) {
+    if (g->cur_mod != g->bulk) {
+        LLVMSetLinkage(fn, LLVMInternalLinkage);
+        return;
+    }
+    LLVMSetLinkage(fn, LLVMExternalLinkage);
+    LLVMSetVisibility(fn, LLVMHiddenVisibility);
+}
+
+/* The main module's handle of chunk fn: fn itself, or for a bulk chunk a
+ * declaration of it. */
+static LLVMValueRef bulk_decl(Cg *g, LLVMValueRef fn, LLVMTypeRef fty) {
+    if (LLVMGetGlobalParent(fn) == g->mod) return fn;
+    size_t len;
+    const char *name = LLVMGetValueName2(fn, &len);
+    LLVMValueRef d = LLVMAddFunction(g->mod, name, fty);
+    LLVMSetVisibility(d, LLVMHiddenVisibility);
+    add_fn_attr(g, d, "nounwind");
+    return d;
+}
+
 /* The spec's signature; chunks take one more argument, double *tmp. */
 static LLVMTypeRef fn_type(Cg *g, const CgFnSpec *spec, bool chunk) {
     LLVMTypeRef ps[7];
@@ -58,8 +93,9 @@ static LLVMTypeRef fn_type(Cg *g, const CgFnSpec *spec, bool chunk) {
 
 /* Create a function of the spec's signature and position the builder in it. */
 static LLVMValueRef begin_fn(Cg *g, const CgFnSpec *spec, const char *name, bool chunk) {
-    LLVMValueRef fn = LLVMAddFunction(g->mod, name, fn_type(g, spec, chunk));
-    LLVMSetLinkage(fn, LLVMInternalLinkage);
+    g->cur_mod = chunk && g->to_bulk ? g->bulk : g->mod;
+    LLVMValueRef fn = LLVMAddFunction(g->cur_mod, name, fn_type(g, spec, chunk));
+    bulk_linkage(g, fn);
     add_fn_attr(g, fn, "nounwind");
     if (chunk) add_fn_attr(g, fn, "noinline");
     for (int i = 0; i < CG_ARG_COUNT; i++) g->args[i] = NULL;
@@ -240,7 +276,7 @@ static LLVMValueRef emit_entry(Cg *g, const CgFnSpec *spec, LLVMValueRef *chunks
                                : LLVMConstNull(g->t_ptr);
     LLVMValueRef acc = LLVMConstInt(g->t_i32, 0, 0), zero = acc;
     for (uint32_t k = 0; k < nchunks; k++) {
-        LLVMValueRef r = LLVMBuildCall2(g->bld, fty, chunks[k], params,
+        LLVMValueRef r = LLVMBuildCall2(g->bld, fty, bulk_decl(g, chunks[k], fty), params,
                                         (unsigned)spec->nargs + 1, "");
         if (spec->ret == CG_RET_STATUS) acc = LLVMBuildOr(g->bld, acc, r, "");
         if (spec->ret == CG_RET_ASSERT) {
@@ -407,7 +443,14 @@ static void claim_chunk(Cg *g, const CgItem *items, uint32_t first, uint32_t cou
 typedef struct ChunkPlan {
     uint32_t first, count, nodes;
     bool oversized;                      /* one item, cut into pieces */
+    bool loops;                          /* holds a loop */
 } ChunkPlan;
+
+static bool has_loop(const Cg *g, uint32_t first, uint32_t count) {
+    for (uint32_t i = first; i < first + count; i++)
+        if (g->run[i]) return true;
+    return false;
+}
 
 /* Chunk boundaries for the whole item list, and which values later
  * chunks load from an earlier one (slots numbered in g->nshare). */
@@ -424,6 +467,7 @@ static ChunkPlan *plan_chunks(Cg *g, const CgItem *items, uint32_t nitems, uint3
         p.count = plan_chunk(g, items, first, nitems, &p.nodes);
         g->share_count = false;
         p.oversized = p.nodes > g->chunk_cap && !g->run[first];
+        p.loops = has_loop(g, first, p.count);
         if (!p.oversized) claim_chunk(g, items, first, p.count, plans.len);
         vec_push(g->arena, &plans, p);
         first += p.count;
@@ -441,9 +485,14 @@ LLVMValueRef cg_emit_function(Cg *g, const CgFnSpec *spec, const CgItem *items,
     cg_plan_loops(g, items, nitems, g->run, g->period);
     ChunkPlan *plans = plan_chunks(g, items, nitems, &nplans);
     g->tmp_base = g->nshare;
+    uint64_t straight = 0;
+    for (uint32_t k = 0; k < nplans; k++)
+        if (!plans[k].loops) straight += plans[k].nodes;
+    bool bulk = g->bulk && g->opt->opt_level < 3 && straight >= CG_BULK_NODES;
     for (uint32_t k = 0; k < nplans; k++) {
         ChunkPlan *p = &plans[k];
         g->cur_chunk = k;
+        g->to_bulk = bulk && !p->loops;
         g->stamp++;
         if (p->oversized) {                  /* count == 1: one oversized item */
             uint32_t n = emit_pieces(g, spec, &items[p->first], &chunks);
@@ -455,6 +504,7 @@ LLVMValueRef cg_emit_function(Cg *g, const CgFnSpec *spec, const CgItem *items,
         vec_push(g->arena, &chunks, fn);
         if (p->nodes > g->max_chunk_nodes) g->max_chunk_nodes = p->nodes;
     }
+    g->to_bulk = false;
     g->nchunks += chunks.len;
     g->run = NULL;
     g->share_gen++;                           /* no sharing outside this function */

@@ -56,16 +56,16 @@ static LLVMValueRef load_leaf(Cg *g, CgArg arg, uint32_t index, const Expr *e) {
 static LLVMValueRef intrinsic(Cg *g, const char *name, LLVMTypeRef *fty) {
     unsigned id = LLVMLookupIntrinsicID(name, strlen(name));
     *fty = LLVMIntrinsicGetType(g->ctx, id, &g->t_f64, 1);
-    return LLVMGetIntrinsicDeclaration(g->mod, id, &g->t_f64, 1);
+    return LLVMGetIntrinsicDeclaration(g->cur_mod, id, &g->t_f64, 1);
 }
 
 /* Declaration of a libm function double name(double[, double]). */
 static LLVMValueRef libm(Cg *g, const char *name, unsigned arity, LLVMTypeRef *fty) {
     LLVMTypeRef ps[2] = {g->t_f64, g->t_f64};
     *fty = LLVMFunctionType(g->t_f64, ps, arity, 0);
-    LLVMValueRef f = LLVMGetNamedFunction(g->mod, name);
+    LLVMValueRef f = LLVMGetNamedFunction(g->cur_mod, name);
     if (!f) {
-        f = LLVMAddFunction(g->mod, name, *fty);
+        f = LLVMAddFunction(g->cur_mod, name, *fty);
         unsigned k = LLVMGetEnumAttributeKindForName("nounwind", 8);
         LLVMAddAttributeAtIndex(f, LLVMAttributeFunctionIndex,
                                 LLVMCreateEnumAttribute(g->ctx, k, 0));

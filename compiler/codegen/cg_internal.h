@@ -75,6 +75,10 @@ typedef struct Cg {
     Arena *arena;              /* scratch for item lists and memo tables */
     LLVMContextRef ctx;
     LLVMModuleRef mod;
+    LLVMModuleRef bulk;        /* NULL, or the module of the bulk chunks,
+                                  compiled by the fast back end (cg_emit.c) */
+    LLVMModuleRef cur_mod;     /* the module of the function being built */
+    bool to_bulk;              /* chunks being emitted go to bulk */
     LLVMBuilderRef bld;
     LLVMTypeRef t_f64, t_i32, t_i8, t_i1, t_ptr;
     uint32_t chunk_cap;        /* node cap per chunk */
@@ -158,7 +162,7 @@ int32_t cg_leaf_stride(const Cg *g, const Expr *e);
 
 /* cg_module.c */
 int cg_build(Cg *g, const System *s, const CgOptions *o, LLVMContextRef ctx,
-             LLVMTargetMachineRef tm);
+             LLVMTargetMachineRef tm, bool split);
 void cg_dispose(Cg *g);
 
 /* cg_target.c */

@@ -731,7 +731,7 @@ static void init_tables(Cg *g, const System *s) {
 }
 
 int cg_build(Cg *g, const System *s, const CgOptions *o, LLVMContextRef ctx,
-             LLVMTargetMachineRef tm) {
+             LLVMTargetMachineRef tm, bool split) {
     memset(g, 0, sizeof *g);
     g->sys = s;
     g->opt = o;
@@ -745,11 +745,16 @@ int cg_build(Cg *g, const System *s, const CgOptions *o, LLVMContextRef ctx,
     g->t_i8 = LLVMInt8TypeInContext(ctx);
     g->t_i1 = LLVMInt1TypeInContext(ctx);
     g->t_ptr = LLVMPointerTypeInContext(ctx, 0);
+    g->cur_mod = g->mod;
+    if (split) g->bulk = LLVMModuleCreateWithNameInContext("bulk", ctx);
     char *triple = LLVMGetTargetMachineTriple(tm);
-    LLVMSetTarget(g->mod, triple);
-    LLVMDisposeMessage(triple);
     LLVMTargetDataRef td = LLVMCreateTargetDataLayout(tm);
-    LLVMSetModuleDataLayout(g->mod, td);
+    LLVMModuleRef mods[2] = {g->mod, g->bulk};
+    for (int i = 0; i < 2 && mods[i]; i++) {
+        LLVMSetTarget(mods[i], triple);
+        LLVMSetModuleDataLayout(mods[i], td);
+    }
+    LLVMDisposeMessage(triple);
     init_tables(g, s);
     int rc = emit_descriptor(g, s, td);
     LLVMDisposeTargetData(td);
@@ -759,6 +764,7 @@ int cg_build(Cg *g, const System *s, const CgOptions *o, LLVMContextRef ctx,
 void cg_dispose(Cg *g) {
     if (g->bld) LLVMDisposeBuilder(g->bld);
     if (g->mod) LLVMDisposeModule(g->mod);
+    if (g->bulk) LLVMDisposeModule(g->bulk);
     if (g->arena) arena_free(g->arena);
     memset(g, 0, sizeof *g);
 }
