@@ -29,9 +29,10 @@
  * neither own nor load shared values (their body stands for every
  * iteration).  tmp holds the shared slots first, then the pieces'.
  *
- * Bulk: when Cg.bulk exists and the entry's straight-line chunks hold at
- * least CG_BULK_NODES nodes, those chunks (and pieces) are defined in the
- * bulk module, hidden, and the entry calls them through declarations.
+ * Bulk: when Cg.bulk exists (below -O3) and the entry's straight-line
+ * chunks hold at least CG_BULK_NODES nodes, those chunks (and pieces) are
+ * defined in the bulk module, hidden, and the entry calls them through
+ * declarations; a cold entry (CgFnSpec.cold) has all its chunks there.
  *
  * param_defaults reads p while writing it: an item stores p[i] = given[i] ?
  * p[i] : value.  Its Exprs read P slots of parameters stored by earlier items
@@ -488,11 +489,11 @@ LLVMValueRef cg_emit_function(Cg *g, const CgFnSpec *spec, const CgItem *items,
     uint64_t straight = 0;
     for (uint32_t k = 0; k < nplans; k++)
         if (!plans[k].loops) straight += plans[k].nodes;
-    bool bulk = g->bulk && g->opt->opt_level < 3 && straight >= CG_BULK_NODES;
+    bool bulk = g->bulk && g->opt->opt_level < 3 && (spec->cold || straight >= CG_BULK_NODES);
     for (uint32_t k = 0; k < nplans; k++) {
         ChunkPlan *p = &plans[k];
         g->cur_chunk = k;
-        g->to_bulk = bulk && !p->loops;
+        g->to_bulk = bulk && (spec->cold || !p->loops);
         g->stamp++;
         if (p->oversized) {                  /* count == 1: one oversized item */
             uint32_t n = emit_pieces(g, spec, &items[p->first], &chunks);

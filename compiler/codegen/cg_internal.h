@@ -52,6 +52,9 @@ typedef struct CgFnSpec {
     int nargs;
     CgArg args[6];             /* roles in C parameter order */
     uint32_t leaves;           /* CG_LEAF(kind) bits: leaves its Exprs may read */
+    bool cold;                 /* called a few times per simulation (start,
+                                  initialization): every chunk goes to the
+                                  bulk module when there is one */
 } CgFnSpec;
 
 #define CG_LEAF(kind) (1u << (kind))

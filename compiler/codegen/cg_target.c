@@ -99,8 +99,10 @@ static int run_passes(LLVMModuleRef m, const char *passes, LLVMTargetMachineRef 
     return 0;
 }
 
-/* Both modules (the bulk one, if any, through the same passes: only its
- * back end differs). */
+/* The main module; the bulk one (if any) is only verified: early-cse
+ * removed 0.3 % of its instructions (100-link chain: 1,446 of 475,443, the
+ * memo of cg_expr already emits each node and leaf once per chunk) for
+ * 0.3 s of the 4 s build. */
 int cg_optimize(Cg *g, LLVMTargetMachineRef tm) {
     /* -O1/-O2: the expressions arrive hash-consed and simplified, so of the
      * standard pipelines only load CSE pays off on straight-line chunks;
@@ -116,5 +118,5 @@ int cg_optimize(Cg *g, LLVMTargetMachineRef tm) {
     else
         snprintf(passes, sizeof passes, "default<O%d>", level);
     if (run_passes(g->mod, passes, tm, level)) return 1;
-    return g->bulk ? run_passes(g->bulk, passes, tm, level) : 0;
+    return g->bulk ? verify(g->bulk) : 0;
 }

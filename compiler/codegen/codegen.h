@@ -63,10 +63,11 @@ typedef struct CgOptions {
 void cg_options_init(CgOptions *o);
 
 /* Build, verify, optimize and write a native PIC object for the host triple.
- * bulk_path NULL: one object.  Otherwise a second object there: the
- * straight-line chunks of every entry function that has at least
- * CG_BULK_NODES nodes of them (below -O3), compiled by the fast back end
- * (CodeGenLevelNone); obj_path's entry functions call them.  Link both. */
+ * bulk_path NULL: one object.  Otherwise a second object there (below
+ * -O3): the straight-line chunks of every entry function that has at least
+ * CG_BULK_NODES nodes of them, and every chunk of the functions of start and
+ * initialization, compiled by the fast back end (CodeGenLevelNone) without
+ * IR passes; obj_path's entry functions call them.  Link both. */
 int cg_emit_object(const System *s, const CgOptions *o, const char *obj_path,
                    const char *bulk_path);
 
