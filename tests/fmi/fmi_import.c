@@ -3,7 +3,9 @@
  * the runtime: it unpacks an FMU (libzip), checks its modelDescription.xml,
  * dlopens the binary and drives the standard's calling sequences.
  *
- *   fmi_import FMU check                      description checks only
+ *   fmi_import FMU check                      description checks; the binary in
+ *                                             binaries/linux64 and x86_64-linux
+ *                                             (the same bytes) loads
  *   fmi_import FMU unpack DIR                 ... and DIR/modelDescription.xml, DIR/<id>.so
  *   fmi_import FMU cs  STOP DT OUT.csv [TOL]  fmi2DoStep every DT (TOL: the
  *                                             experiment's tolerance)
@@ -110,7 +112,8 @@ static char *unpack(const char *fmu, const char *dir, size_t *xml_len)
     zip_t *z = zip_open(fmu, ZIP_RDONLY, &err);
     if (!z)
         die("cannot open %s (libzip error %d)", fmu, err);
-    char *xml = NULL;
+    char *xml = NULL, *bin[2] = {NULL, NULL};
+    size_t bin_size[2] = {0, 0};
     for (zip_int64_t i = 0; i < zip_get_num_entries(z, 0); i++) {
         zip_stat_t st;
         zip_stat_index(z, (zip_uint64_t)i, 0, &st);
@@ -126,19 +129,34 @@ static char *unpack(const char *fmu, const char *dir, size_t *xml_len)
             *xml_len = st.size;
             continue;
         }
-        if (base && strstr(st.name, "binaries/linux64/")) {
+        int platform = !base ? -1 : strncmp(st.name, "binaries/linux64/", 17) == 0 ? 0
+                                  : strncmp(st.name, "binaries/x86_64-linux/", 22) == 0 ? 1 : -1;
+        if (platform >= 0) {   /* DIR/<id>.so, DIR/<id>.x86_64-linux.so */
             char path[4096];
-            snprintf(path, sizeof path, "%s/%s", dir, base + 1);
+            snprintf(path, sizeof path, "%s/%.*s%s", dir, (int)strlen(base + 1) - 3, base + 1,
+                     platform ? ".x86_64-linux.so" : ".so");
             FILE *f = fopen(path, "wb");
             if (!f || fwrite(buf, 1, st.size, f) != st.size)
                 die("cannot write %s", path);
             fclose(f);
+            if (bin[platform])
+                die("%s: two binaries in one platform folder", fmu);
+            bin[platform] = buf;
+            bin_size[platform] = st.size;
+            continue;
         }
         free(buf);
     }
     zip_close(z);
     if (!xml)
         die("%s has no modelDescription.xml", fmu);
+    /* the same binary under FMI 2.0's folder name and FMI 3.0's (docs/FMI.md) */
+    if (!bin[0] || !bin[1])
+        die("%s: no binary in binaries/%s", fmu, bin[0] ? "x86_64-linux" : "linux64");
+    if (bin_size[0] != bin_size[1] || memcmp(bin[0], bin[1], bin_size[0]) != 0)
+        die("%s: binaries/linux64 and binaries/x86_64-linux hold different binaries", fmu);
+    free(bin[0]);
+    free(bin[1]);
     return xml;
 }
 
@@ -339,6 +357,23 @@ static void check_description(void)
 }
 
 /* ----------------------------------------------------------- binding */
+
+/* Both binaries load and say FMI 2.0 (description checks; the runs use <id>.so). */
+static void check_loadable(const char *dir)
+{
+    for (int k = 0; k < 2; k++) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s%s", dir, M.id, k ? ".x86_64-linux.so" : ".so");
+        void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+        if (!h)
+            die("dlopen %s: %s", path, dlerror());
+        const char *(*version)(void);
+        *(void **)&version = dlsym(h, "fmi2GetVersion");
+        if (!version || strcmp(version(), "2.0") != 0)
+            die("%s: fmi2GetVersion missing or not \"2.0\"", path);
+        dlclose(h);
+    }
+}
 
 static void bind(const char *dir)
 {
@@ -1074,7 +1109,9 @@ int main(int argc, char **argv)
         snprintf(dest, sizeof dest, "%s/%s.so", argv[3], M.id);
         if (rename(path, dest) != 0)
             die("cannot move the binary to %s", dest);
-    } else if (strcmp(mode, "check") != 0) {
+    } else if (strcmp(mode, "check") == 0) {
+        check_loadable(dir);
+    } else {
         bind(dir);
         if (strcmp(mode, "misuse") == 0)
             rc = run_misuse();
@@ -1091,6 +1128,8 @@ int main(int argc, char **argv)
     }
     char path[4200];
     snprintf(path, sizeof path, "%s/%s.so", dir, M.id);
+    unlink(path);
+    snprintf(path, sizeof path, "%s/%s.x86_64-linux.so", dir, M.id);
     unlink(path);
     rmdir(dir);
     free(xml);
