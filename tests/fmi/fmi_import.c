@@ -40,6 +40,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -508,11 +509,26 @@ typedef struct Me {
     long steps, events;
 } Me;
 
+/* the calls of fmi2GetDerivatives and the time spent in them (reported,
+ * never checked: a measurement of the solve's cost) */
+static long deriv_calls;
+static double deriv_seconds;
+
+static double now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
 static void derivs(Me *s, double t, const double *x, double *dx)
 {
     ok(F.fmi2SetTime(s->c, t), "fmi2SetTime");
     ok(F.fmi2SetContinuousStates(s->c, x, (size_t)s->nx), "fmi2SetContinuousStates");
+    double t0 = now_seconds();
     ok(F.fmi2GetDerivatives(s->c, dx, (size_t)s->nx), "fmi2GetDerivatives");
+    deriv_seconds += now_seconds() - t0;
+    deriv_calls++;
 }
 
 /* Event iteration in Event Mode (3.2.4); returns the next time event. */
@@ -830,8 +846,9 @@ static int run_me(double stop, double dt, const char *csv, double param, int ada
         me_interval(&s, &tevent, tout);
         out_row(&o, s.c, tout);
     }
-    fprintf(stderr, "fmi_import: %s: %ld steps, %ld events\n", adaptive ? "dopri" : "rk4", s.steps,
-            s.events);
+    fprintf(stderr, "fmi_import: %s: %ld steps, %ld events, %ld fmi2GetDerivatives, %.2f us each\n",
+            adaptive ? "dopri" : "rk4", s.steps, s.events, deriv_calls,
+            deriv_calls ? 1e6 * deriv_seconds / (double)deriv_calls : 0.0);
     if (M.me_state)
         snapshot_replay(&s, &snap, &o, n, stop, dt);
     ok(F.fmi2Terminate(s.c), "fmi2Terminate");
