@@ -9,8 +9,10 @@
  * block the Jacobian entries of its rows in its own columns -- ent_pos[e]
  * the entry's index in the CSC values, ent_ij[e] its place i + k j in the
  * block's dense k x k matrix (column-major), e in [ent_ptr[b],
- * ent_ptr[b+1]) -- and a_off[b], the offset of that matrix in one array of
- * a_off[nb] doubles (a block of more than max rows gets none).
+ * ent_ptr[b+1]), column by column -- and a_off[b], the offset of that
+ * matrix in one array of a_off[nb] doubles.  A block of more than max rows
+ * gets no dense matrix; its ent_ij[e] is the entry's row i within the
+ * block (for a sparse matrix of its own, initblock.c).
  * O(n + nnz of the blocks' columns); allocated once.
  */
 #include <stdlib.h>
@@ -29,7 +31,7 @@ static void entries(DyrtBlockMap *bm, int nb, const int32_t *ptr, const int32_t 
             for (int q = colptr[z]; q < colptr[z + 1]; q++)
                 if (bm->row_block[rowidx[q]] == b) {
                     bm->ent_pos[e] = q;
-                    bm->ent_ij[e++] = row_local[rowidx[q]] + k * j;
+                    bm->ent_ij[e++] = row_local[rowidx[q]] + (k <= max ? k * j : 0);
                 }
         }
         bm->a_off[b + 1] = bm->a_off[b] + (k <= max ? k * k : 0);

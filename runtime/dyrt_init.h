@@ -49,6 +49,8 @@ typedef struct Newton {
 typedef struct InitBlocks {
     int nblocks, nlevels;      /* of the model's init BLT */
     long rounds;               /* Newton steps, one per level and iteration */
+    int nsparse, largest;      /* blocks it solved by sparse LU; rows of the largest block */
+    unsigned char *solved;     /* [n] 1 for the unknowns of the blocks it solved (caller frees) */
     int failed;                /* first block left to the whole system, -1 none */
     int left;                  /* why: DYRT_INIT_LEFT_* */
     char why[1200];            /* why, naming its equations and unknowns */

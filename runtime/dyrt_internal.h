@@ -76,6 +76,7 @@ typedef struct DyrtStats {
     long init_res_evals;       /* initialization residual evaluations */
     int init_blocks, init_levels; /* of the init BLT (initblock.c) */
     long init_block_rounds;    /* its Newton steps (one per level and iteration) */
+    int init_sparse, init_largest; /* blocks solved by sparse LU; rows of the largest block */
     int init_left;             /* 1 + first block left to the whole-system Newton, 0 none */
     int init_left_why;         /* ... why: DYRT_INIT_LEFT_* */
     int init_homotopy;         /* 1: the homotopy solved it, -1: tried and failed */

@@ -424,15 +424,21 @@ static int blocks_hold(const Newton *nw)
 }
 
 /* The whole-system Newton from where the blocks left it; when it fails,
- * the homotopy from the guesses z0 (inithomotopy.c) and the Newton once
- * more from its end; when that fails too, the first failure's messages. */
-static int whole_system(Newton *nw, const InitBlocks *ib, const double *z0)
+ * the homotopy (inithomotopy.c) and the Newton once more from its end;
+ * when that fails too, the first failure's messages.  The homotopy starts
+ * from the values of the blocks solved on their own (the `initial` values
+ * and what follows from them) and the guesses z0 of the rest; z0 is
+ * overwritten. */
+static int whole_system(Newton *nw, const InitBlocks *ib, double *z0)
 {
     size_t bytes = sizeof(double) * (size_t)nw->n;
     double *zb = dyrt_calloc((size_t)nw->n, sizeof *zb);
     if (!zb)
         return DYRT_EXIT_INTERNAL;
     memcpy(zb, nw->z, bytes);
+    for (int i = 0; ib->solved && i < nw->n; i++)
+        if (ib->solved[i])
+            z0[i] = zb[i];
     nw->quiet = nw->m->init_nblocks > 0;
     int rc = newton_solve(nw);
     if (rc == DYRT_EXIT_USER && nw->quiet) {
@@ -485,9 +491,12 @@ static int solve_init_system(DyrtSim *s)
     s->stats.init_blocks = ib.nblocks;
     s->stats.init_levels = ib.nlevels;
     s->stats.init_block_rounds = ib.rounds;
+    s->stats.init_sparse = ib.nsparse;
+    s->stats.init_largest = ib.largest;
     s->stats.init_left = ib.failed + 1;
     s->stats.init_left_why = ib.left;
     s->stats.init_homotopy = nw.homotopy;
+    free(ib.solved);
     free(z0);
     newton_free(&nw);
     return rc;

@@ -20,12 +20,18 @@
  * or whose Jacobian is singular there, is retried at nearby points (only
  * its own unknowns moved) first.
  *
- * What it cannot do -- a block of more than BLOCK_MAX rows (dense LU), a
- * block still singular, not finite or not converging, a deep chain of
- * levels, levels beyond its evaluation budget (below) -- it leaves, with every block after it, to the whole-system damped Newton, which starts
+ * A block of more than BLOCK_MAX rows takes the same steps with a sparse
+ * LU of its own Jacobian (KLU: its CSC pattern and symbolic analysis made
+ * once, when its level comes; a numeric factorization per step) instead
+ * of the dense one.
+ *
+ * What it cannot do -- a block still singular, not finite or not
+ * converging, a deep chain of levels, levels beyond its evaluation budget
+ * (below) -- it leaves, with every block after it, to the whole-system
+ * damped Newton, which starts
  * from the point reached (the blocks before are solved); ib->why names
  * the block's equations and unknowns for the message if that fails too.
- * Memory O(n + sum of block sizes squared), allocated once.
+ * Memory O(n + nnz + sum of the small blocks' sizes squared).
  */
 #include <math.h>
 #include <stdio.h>
@@ -34,7 +40,7 @@
 
 #include "dyrt_init.h"
 
-#define BLOCK_MAX 64            /* larger blocks: the whole-system Newton */
+#define BLOCK_MAX 64            /* larger blocks: sparse LU (KLU) of their own */
 /* A deep chain of dependencies (levels ~ n) would cost O(n^2) row
  * evaluations, where the whole-system Newton's KLU factorization handles
  * any depth at once in ~10 evaluations.  So the levels from l on go to the
@@ -46,6 +52,14 @@
 #define DEEP_WORK 2e5
 #define BUDGET_MIN 50
 #define BUDGET_ROWS 1e6
+
+/* a block of more than BLOCK_MAX rows: its Jacobian in CSC form for KLU,
+ * set up when its level comes (rows sorted within each column) */
+typedef struct Sparse {
+    int *ap, *ai, *src;                /* [k + 1], [nnz], [nnz]: entry -> position in nw->vals */
+    double *ax, *x;                    /* [nnz] values, [k] right-hand side */
+    klu_symbolic *sym;
+} Sparse;
 
 typedef struct Bw {
     Newton *nw;
@@ -60,6 +74,8 @@ typedef struct Bw {
     int32_t *piv;                      /* [n] pivots, at ptr[b] */
     unsigned char *state;              /* per block: ACTIVE, PENDING, DONE */
     unsigned char *tries;              /* per block: moves off a singular Jacobian */
+    Sparse *sp;                        /* [nb] big blocks' sparse LU, else zero */
+    klu_common common;
 } Bw;
 
 enum { ACTIVE, PENDING, DONE };
@@ -110,12 +126,20 @@ static int bw_alloc(Bw *w, Newton *nw) {
     w->piv = dyrt_calloc((size_t)n, sizeof(int32_t));
     w->state = dyrt_calloc((size_t)nb, 1);
     w->tries = dyrt_calloc((size_t)nb, 1);
-    return w->a && w->step && w->phi && w->piv && w->state && w->tries ? 0 : -1;
+    w->sp = dyrt_calloc((size_t)nb, sizeof *w->sp);
+    klu_defaults(&w->common);
+    return w->a && w->step && w->phi && w->piv && w->state && w->tries && w->sp ? 0 : -1;
 }
 
 static void bw_free(Bw *w) {
+    for (int b = 0; w->sp && b < w->nb; b++) {
+        Sparse *sp = &w->sp[b];
+        if (sp->sym)
+            klu_free_symbolic(&sp->sym, &w->common);
+        free(sp->ap), free(sp->ai), free(sp->src), free(sp->ax), free(sp->x);
+    }
     void *p[] = {w->level, w->lev_ptr, w->lev_blk, w->row_block, w->ent_ptr, w->ent_pos,
-                 w->ent_ij, w->a_off, w->a, w->step, w->phi, w->piv, w->state, w->tries};
+                 w->ent_ij, w->a_off, w->a, w->step, w->phi, w->piv, w->state, w->tries, w->sp};
     for (size_t k = 0; k < sizeof p / sizeof *p; k++)
         free(p[k]);
 }
@@ -201,11 +225,76 @@ static int finite_start(Bw *w, int l, InitBlocks *ib) {
     }
 }
 
+typedef struct { int row, pos; } Entry;
+
+static int by_row(const void *x, const void *y) {
+    const Entry *a = x, *b = y;
+    return (a->row > b->row) - (a->row < b->row);
+}
+
+/* big block b's CSC pattern (rows sorted in each column, as KLU wants them)
+ * and its symbolic analysis; -1 when that fails.  O(nnz log) */
+static int sparse_setup(Bw *w, int b) {
+    const Newton *nw = w->nw;
+    Sparse *sp = &w->sp[b];
+    int k = bsize(w, b), nnz = w->ent_ptr[b + 1] - w->ent_ptr[b], q = 0;
+    Entry *ent = dyrt_calloc((size_t)nnz + 1, sizeof *ent);
+    sp->ap = dyrt_calloc((size_t)k + 1, sizeof(int));
+    sp->ai = dyrt_calloc((size_t)nnz + 1, sizeof(int));
+    sp->src = dyrt_calloc((size_t)nnz + 1, sizeof(int));
+    sp->ax = dyrt_calloc((size_t)nnz + 1, sizeof(double));
+    sp->x = dyrt_calloc((size_t)k, sizeof(double));
+    if (!ent || !sp->ap || !sp->ai || !sp->src || !sp->ax || !sp->x) {
+        free(ent);
+        return -1;
+    }
+    for (int j = 0; j < k; j++) { /* the order of entries(): column by column */
+        int z = w->cols[w->ptr[b] + j];
+        sp->ap[j] = q;
+        for (int e = nw->colptr[z]; e < nw->colptr[z + 1]; e++)
+            if (w->row_block[nw->rowidx[e]] == b) {
+                ent[q] = (Entry){w->ent_ij[w->ent_ptr[b] + q], e};
+                q++;
+            }
+        qsort(ent + sp->ap[j], (size_t)(q - sp->ap[j]), sizeof *ent, by_row);
+    }
+    sp->ap[k] = q;
+    for (int i = 0; i < q; i++) {
+        sp->ai[i] = ent[i].row;
+        sp->src[i] = ent[i].pos;
+    }
+    free(ent);
+    sp->sym = klu_analyze(k, sp->ap, sp->ai, &w->common);
+    return sp->sym ? 0 : -1;
+}
+
+/* the Newton direction of big block b by KLU; 0 when singular */
+static int sparse_direction(Bw *w, int b) {
+    Newton *nw = w->nw;
+    Sparse *sp = &w->sp[b];
+    int k = bsize(w, b), first = w->ptr[b];
+    for (int q = 0; q < sp->ap[k]; q++)
+        if (!isfinite(sp->ax[q] = nw->vals[sp->src[q]]))
+            return 0;
+    klu_numeric *num = klu_factor(sp->ap, sp->ai, sp->ax, sp->sym, &w->common);
+    if (!num)
+        return 0;
+    for (int i = 0; i < k; i++)
+        sp->x[i] = -nw->r[w->rows[first + i]];
+    int ok = klu_solve(sp->sym, num, k, 1, sp->x, &w->common);
+    klu_free_numeric(&num, &w->common);
+    for (int j = 0; j < k; j++)
+        nw->dz[w->cols[first + j]] = sp->x[j];
+    return ok;
+}
+
 /* the Newton direction of active block b into nw->dz (its columns); 0 when
  * its Jacobian is singular */
 static int direction(Bw *w, int b) {
     Newton *nw = w->nw;
     int k = bsize(w, b), first = w->ptr[b];
+    if (k > BLOCK_MAX)
+        return sparse_direction(w, b);
     double *a = w->a + w->a_off[b], rhs[BLOCK_MAX];
     memset(a, 0, sizeof *a * (size_t)(k * k));
     for (int e = w->ent_ptr[b]; e < w->ent_ptr[b + 1]; e++)
@@ -285,8 +374,13 @@ static int solve_level(Bw *w, int l, int *valid, InitBlocks *ib) {
     Newton *nw = w->nw;
     for (int i = w->lev_ptr[l]; i < w->lev_ptr[l + 1]; i++) {
         int b = w->lev_blk[i];
-        if (bsize(w, b) > BLOCK_MAX)
-            return give_up(w, b, "is too large to be solved on its own", ib);
+        if (bsize(w, b) > BLOCK_MAX && !w->sp[b].sym) {
+            if (sparse_setup(w, b))
+                return give_up(w, b, "could not be set up for a sparse LU of its own", ib);
+            ib->nsparse++;
+        }
+        if (bsize(w, b) > ib->largest)
+            ib->largest = bsize(w, b);
         w->state[b] = ACTIVE;
     }
     if (!*valid)
@@ -365,6 +459,10 @@ int dyrt_init_blocks(Newton *nw, InitBlocks *ib) {
         if (solve_level(&w, l, &valid, ib))
             break;
     }
+    if (!rc && (ib->solved = dyrt_calloc((size_t)nw->n, 1)))
+        for (int b = 0; b < w.nb; b++)
+            for (int k = w.ptr[b]; w.state[b] == DONE && k < w.ptr[b + 1]; k++)
+                ib->solved[w.cols[k]] = 1;
     bw_free(&w);
     return rc ? DYRT_EXIT_INTERNAL : 0;
 }

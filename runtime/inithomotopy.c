@@ -1,9 +1,11 @@
 /*
  * inithomotopy.c -- the last resort of the initialization: a homotopy from
- * a problem whose solution is the guess.
+ * a problem whose solution is the starting point.
  *
- * When the damped Newton fails from the guesses z0 (a local minimum of
- * |F|, say), the runtime follows the solutions of
+ * When the damped Newton fails (a local minimum of |F|, say), the runtime
+ * follows from z0 -- the values of the init blocks solved on their own
+ * (initblock.c: the `initial` values and what follows from them), the
+ * guesses of the rest -- the solutions of
  *     H_r(z, lam) = lam F_r(z) + (1 - lam) (z_m(r) - z0_m(r)) = 0
  * from lam = 0 (z = z0) to lam = 1 (F = 0), m(r) the unknown that row r
  * determines in the init BLT's matching (a structural nonzero, so
@@ -11,7 +13,7 @@
  * at lam = 0).  This is the fixed-point ("Newton") homotopy of Allgower &
  * Georg, "Introduction to Numerical Continuation Methods", §1; the
  * simplified problem of OpenModelica's `homotopy` initialization is the
- * model's own choice, ours is the guess.  Natural-parameter continuation:
+ * model's own choice (Dyad has no such operator), ours is z = z0.  Natural-parameter continuation:
  * steps in lam (start 0.1, doubled after a success up to 0.5, halved after
  * a failure down to 1e-6), each corrected by at most HOM_NEWTON undamped
  * Newton iterations with KLU from the previous point.  It cannot pass a

@@ -264,6 +264,9 @@ void dyrt_print_stats(const DyrtSim *s, FILE *f)
     dyrt_sets_stats(s, f);
     if (s->m->nclocks > 0)
         fprintf(f, "  clocks %d, partition ticks %ld\n", (int)s->m->nclocks, s->clk.ticks);
+    if (s->stats.init_sparse > 0)
+        fprintf(f, "  initialization: %d block%s by sparse LU (the largest %d equations)\n", s->stats.init_sparse,
+                s->stats.init_sparse == 1 ? "" : "s", s->stats.init_largest);
     if (s->stats.init_blocks > 0 && !s->stats.init_left)
         fprintf(f, "  initialization: %d blocks in %d levels, %ld block Newton steps, "
                 "whole-system Newton not needed\n", s->stats.init_blocks, s->stats.init_levels,
@@ -276,8 +279,9 @@ void dyrt_print_stats(const DyrtSim *s, FILE *f)
                 : s->stats.init_left_why == DYRT_INIT_LEFT_BUDGET ? "evaluation budget spent"
                                                                   : "not solved on its own");
     if (s->stats.init_homotopy)
-        fprintf(f, "  initialization: the whole-system Newton failed from the guesses; the homotopy "
-                "from them %s\n", s->stats.init_homotopy > 0 ? "solved it" : "failed too");
+        fprintf(f, "  initialization: the whole-system Newton failed; the homotopy from the blocks "
+                "solved on their own and the guesses of the rest %s\n",
+                s->stats.init_homotopy > 0 ? "solved it" : "failed too");
     fprintf(f, "  initialization: %ld Newton iterations, %ld residual evals\n",
             s->stats.init_iters, s->stats.init_res_evals);
 }

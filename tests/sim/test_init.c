@@ -10,8 +10,16 @@
  *     relations and w[i] down a chain, solved without the whole system;
  *   - x^3 - 2 x + 2 = 0 from the guess 0, where the damped Newton stalls at
  *     a local minimum of |r|: the homotopy from the guess finds the root;
+ *     the same after a block that fixes x = 20 from the guess 5 (where the
+ *     stalling block is not even defined): the homotopy starts from x = 20;
  *   - a block without solution (initial x^2 = -1; the homotopy fails too):
- *     the error names the block, its equation and its unknown.
+ *     the error names the block, its equation and its unknown;
+ *   - a nonlinear resistive ladder of 120 nodes (torn by the simulation's
+ *     tearing: its init block iterates on the two tearing variables) and
+ *     of 250 nodes (one 250-equation block, solved with a sparse LU of its
+ *     own), against a shooting computation from the open end; the 100-node
+ *     ladder with capacitors started in its steady state (a loop only the
+ *     initialization has, one 100-equation block) against the same.
  * Models live in tests/sim/init/ (and tests/sim/e2e/).
  */
 #include <check.h>
@@ -117,7 +125,7 @@ END_TEST
  * x'' = -x with v(0) = 0: x = x0 cos t. */
 START_TEST(homotopy_when_newton_stalls) {
     char *log = run("tests/sim/init/homotopy.dyad", "HomotopyInit", "1", "init_homotopy.csv", 0);
-    assert_contains(log, "the homotopy from them solved it");
+    assert_contains(log, "the guesses of the rest solved it");
     StCsv c;
     ck_assert_int_eq(st_csv_read("init_homotopy.csv", &c), 0);
     int kx = st_csv_col(&c, "x");
@@ -135,6 +143,130 @@ START_TEST(homotopy_when_newton_stalls) {
             st_csv(&c, 0, kx), x0, err);
     ck_assert_msg(fabs(st_csv(&c, 0, kx) - x0) < 1e-12, "x(0) = %.17g", st_csv(&c, 0, kx));
     ck_assert_msg(err < 1e-8, "x error %g", err);
+    st_csv_free(&c);
+    free(log);
+}
+END_TEST
+
+/* The ladder from its open end: v[n] given, the current through the
+ * resistor into node k is the sum of the shunt currents of nodes k..n, so
+ * v[k-1] = v[k] + R I_k down to v[0], increasing in v[n]; bisection on v[n]
+ * until v[0] = V0.  v[1..n] into v. */
+static void ladder_ref(int n, double *v) {
+    const double R = 0.01, g = 0.2, c = 0.1, V0 = 2;
+    double lo = 0, hi = V0;
+    for (int it = 0; it < 200; it++) {
+        v[n] = 0.5 * (lo + hi);
+        double cur = 0;
+        for (int k = n; k >= 1; k--) {
+            cur += g * v[k] + c * v[k] * v[k] * v[k];
+            v[k - 1] = v[k] + R * cur;
+        }
+        if (v[0] > V0) hi = v[n];
+        else lo = v[n];
+    }
+}
+
+static void ladder_case(const char *model, const char *prefix, int n, const char *expect) {
+    char csv[64];
+    snprintf(csv, sizeof csv, "init_%s.csv", model);
+    char *log = run("tests/sim/init/ladder.dyad", model, "1", csv, 0);
+    assert_contains(log, expect);
+    assert_contains(log, "whole-system Newton not needed");
+    StCsv c;
+    ck_assert_int_eq(st_csv_read(csv, &c), 0);
+    double v[251], err = 0;
+    int kn = 0;
+    ladder_ref(n, v);
+    for (int k = 1; k <= n; k++) {
+        char name[40];
+        snprintf(name, sizeof name, "%sv[%d]", prefix, k);
+        int col = st_csv_col(&c, name);
+        ck_assert_msg(col > 0, "no column %s", name);
+        err = fmax(err, fabs(st_csv(&c, 0, col) - v[k]) / v[k]);
+        kn = col;
+    }
+    char name[40];
+    snprintf(name, sizeof name, "%ss", prefix);
+    int ks = st_csv_col(&c, name);
+    ck_assert(ks > 0);
+    double es = fabs(st_csv(&c, c.nrows - 1, ks) - v[n] * st_csv(&c, c.nrows - 1, 0));
+    fprintf(stderr, "%s (n = %d): v[n] = %.15g (reference %.15g), max relative error of v at t = 0 %.3g, "
+            "s(1) error %.3g\n", model, n, st_csv(&c, 0, kn), v[n], err, es);
+    ck_assert_msg(err < 1e-8, "node voltages: relative error %g", err);
+    ck_assert_msg(es < 1e-7, "s(1) error %g", es);
+    st_csv_free(&c);
+    free(log);
+}
+
+START_TEST(torn_ladder) {
+    ladder_case("Ladder", "", 120, "initialization: 3 blocks in 2 levels");
+}
+END_TEST
+
+START_TEST(sparse_ladder_block) {
+    ladder_case("BigLadder", "ladder.", 250, "initialization: 1 block by sparse LU (the largest 250 equations)");
+}
+END_TEST
+
+/* y^3 - 2 y + 2 sqrt((x - 10) / 10) = 0, x' = -0.1 x, x(0) = 20: the
+ * homotopy starts from the solved x = 20, not its guess 5 (where the
+ * residual is NaN).  x = 20 exp(-0.1 t); y the real root at each x
+ * (one real root while 2 sqrt((x - 10) / 10) > sqrt(32 / 27), x > 12.97). */
+static double after_block_y(double x) {
+    double c = 2 * sqrt((x - 10) / 10), lo = -3, hi = -1; /* r(-3) < 0 < r(-1) */
+    for (int k = 0; k < 200; k++) {
+        double mid = 0.5 * (lo + hi);
+        if (mid * mid * mid - 2 * mid + c < 0) lo = mid;
+        else hi = mid;
+    }
+    return 0.5 * (lo + hi);
+}
+
+START_TEST(homotopy_from_solved_blocks) {
+    char *log = run("tests/sim/init/homotopy.dyad", "HomotopyAfterBlock", "1", "init_homotopy2.csv", 0);
+    assert_contains(log, "whole-system Newton from block 3 (not solved on its own)");
+    assert_contains(log, "the guesses of the rest solved it");
+    StCsv c;
+    ck_assert_int_eq(st_csv_read("init_homotopy2.csv", &c), 0);
+    int kx = st_csv_col(&c, "x"), ky = st_csv_col(&c, "y");
+    ck_assert(kx > 0 && ky > 0);
+    double ex = 0, ey = 0;
+    for (int r = 0; r < c.nrows; r++) {
+        double t = st_csv(&c, r, 0), x = 20 * exp(-0.1 * t);
+        ex = fmax(ex, fabs(st_csv(&c, r, kx) - x));
+        ey = fmax(ey, fabs(st_csv(&c, r, ky) - after_block_y(x)));
+    }
+    fprintf(stderr, "HomotopyAfterBlock: y(0) = %.17g (root %.17g), max error x %.3g, y %.3g\n",
+            st_csv(&c, 0, ky), after_block_y(20), ex, ey);
+    ck_assert_msg(fabs(st_csv(&c, 0, ky) - after_block_y(20)) < 1e-12, "y(0) = %.17g", st_csv(&c, 0, ky));
+    ck_assert_msg(ex < 1e-7 && ey < 1e-7, "errors x %g, y %g", ex, ey);
+    st_csv_free(&c);
+    free(log);
+}
+END_TEST
+
+/* initial der(v[i]) = 0: the steady state is the resistive ladder's
+ * solution, and the voltages stay there */
+START_TEST(steady_ladder_block) {
+    char *log = run("tests/sim/init/ladder.dyad", "SteadyLadder", "1", "init_steady.csv", 0);
+    assert_contains(log, "initialization: 1 block by sparse LU (the largest 100 equations)");
+    assert_contains(log, "whole-system Newton not needed");
+    StCsv c;
+    ck_assert_int_eq(st_csv_read("init_steady.csv", &c), 0);
+    double v[101], e0 = 0, e = 0;
+    ladder_ref(100, v);
+    for (int k = 1; k <= 100; k++) {
+        char name[16];
+        snprintf(name, sizeof name, "v[%d]", k);
+        int col = st_csv_col(&c, name);
+        ck_assert_msg(col > 0, "no column %s", name);
+        e0 = fmax(e0, fabs(st_csv(&c, 0, col) - v[k]) / v[k]);
+        for (int r = 0; r < c.nrows; r++)
+            e = fmax(e, fabs(st_csv(&c, r, col) - v[k]) / v[k]);
+    }
+    fprintf(stderr, "SteadyLadder (n = 100): max relative error of v at t = 0 %.3g, over [0, 1] %.3g\n", e0, e);
+    ck_assert_msg(e0 < 1e-8 && e < 1e-8, "node voltages: relative error %g at t = 0, %g over [0, 1]", e0, e);
     st_csv_free(&c);
     free(log);
 }
@@ -159,7 +291,11 @@ int main(void) {
     tcase_add_test(tc, nan_at_the_guess_solved_block_by_block);
     tcase_add_test(tc, chain_of_blocks);
     tcase_add_test(tc, homotopy_when_newton_stalls);
+    tcase_add_test(tc, homotopy_from_solved_blocks);
     tcase_add_test(tc, failed_block_is_named);
+    tcase_add_test(tc, torn_ladder);
+    tcase_add_test(tc, sparse_ladder_block);
+    tcase_add_test(tc, steady_ladder_block);
     suite_add_tcase(s, tc);
     return check_failures(s) ? 1 : 0;
 }
