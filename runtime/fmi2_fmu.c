@@ -7,6 +7,9 @@
  *   [0, np)                    parameter p[i]
  *   [np, np + nout)            output column (every model variable)
  *   [np + nout, np + nout + ny) der(y_i) of a differential unknown y_i
+ *   [np + nout + ny, np + nout + 2 ny)  y_i itself: the variable of a state
+ *                              that no output column is (a state of a
+ *                              state set, `$set1[1]`: its candidate changes)
  *
  * States (ME): the differential unknowns y_i (y_is_diff), in index order.
  * Initialization: a DyrtSim (sim.c) does it -- parameters, the
@@ -17,7 +20,10 @@
  * solves the index-1 system for the derivatives (me.c); a clocked model
  * keeps the DyrtSim for its clocks (clocks.c): fmi2NewDiscreteStates
  * ticks the clocks due at the event's time on it, with the instance's
- * point copied in and the new held values copied back.
+ * point copied in and the new held values copied back.  A model with
+ * state sets keeps the DyrtSim for the sets (stateset.c): their criteria
+ * are event indicators, and fmi2NewDiscreteStates switches a set whose
+ * choice has degraded, changing the values of its states (docs/FMI.md).
  *
  * The state machine of the standard (FMI 2.0.4, sections 3.2.3 and 4.2.4)
  * is checked on every call: a call in a state where the standard does not
@@ -240,8 +246,6 @@ fmi2Component fmi2Instantiate(fmi2String instanceName, fmi2Type fmuType, fmi2Str
         why = "the GUID does not match this binary's modelDescription.xml";
     else if (dyrt_check_model(f->m) != 0)
         why = "malformed model descriptor";
-    else if (fmuType == fmi2ModelExchange && f->m->nsets > 0)
-        why = "this binary switches state sets (exported with --kind cs): Co-Simulation only";
     else if (alloc_fmu(f) != 0)
         why = "out of memory";
     if (why) {
@@ -344,7 +348,7 @@ static int take_point(Fmu *f)
     if (f->kind == fmi2ModelExchange && m->nclocks > 0) {
         f->sim->clk.consistent = me_consistent;
         f->sim->clk.consistent_ud = f;
-    } else if (f->kind == fmi2ModelExchange) {
+    } else if (f->kind == fmi2ModelExchange && m->nsets <= 0) {
         dyrt_free(f->sim);
         f->sim = NULL;
     }
@@ -440,7 +444,7 @@ static void point(Fmu *f, double *t, const double **y, const double **yp, const 
 static int bad_vr(const Fmu *f, fmi2ValueReference vr)
 {
     const DyrtModel *m = f->m;
-    return vr >= (fmi2ValueReference)(m->np + m->nout + m->ny);
+    return vr >= (fmi2ValueReference)(m->np + m->nout + 2 * m->ny);
 }
 
 /* Values before initialization: parameters only. */
@@ -482,8 +486,10 @@ fmi2Status fmi2GetReal(fmi2Component c, const fmi2ValueReference vr[], size_t nv
             value[k] = p[v];
         else if (v < (fmi2ValueReference)(m->np + m->nout))
             value[k] = f->out[v - (fmi2ValueReference)m->np];
-        else
+        else if (v < (fmi2ValueReference)(m->np + m->nout + m->ny))
             value[k] = yp[v - (fmi2ValueReference)(m->np + m->nout)];
+        else
+            value[k] = y[v - (fmi2ValueReference)(m->np + m->nout + m->ny)];
     }
     LEAVE(fmi2OK);
 }
@@ -776,6 +782,10 @@ static fmi2Status me_eval(Fmu *f, const char *fn, size_t n, size_t want, fmi2Rea
             v[k] = f->yp[f->xi[k]];
     } else if (n > 0) {
         f->m->zero_crossings(f->t, f->y, f->yp, f->p, v);
+        if (f->m->nsets > 0) {     /* the sets' criteria (their choice: the modes in p) */
+            memcpy(f->sim->p, f->p, (size_t)npm_of(f->m) * sizeof(double));
+            dyrt_sets_criteria(f->sim, f->t, f->y, f->yp, v);
+        }
     }
     for (size_t k = 0; k < n; k++)
         if (!isfinite(v[k]))
@@ -876,14 +886,39 @@ static int me_clock_event(Fmu *f)
     return settle_modes(f);
 }
 
+/* The state sets whose choice has degraded (below DYRT_SET_SWITCH of the
+ * best, stateset.c) switch at the event's point, as `dyadc run` does at
+ * their root: the modes (in p) and the values of the set states (y, y')
+ * change to the new candidates'; the point is solved again with them.
+ * Returns how many switched, -1 after a message. */
+static int me_switch_sets(Fmu *f)
+{
+    const DyrtModel *m = f->m;
+    if (m->nsets <= 0)
+        return 0;
+    if (ensure_solved(f) != 0)
+        return fail(f, "fmi2NewDiscreteStates", "cannot evaluate the model at t = %.17g", f->t), -1;
+    memcpy(f->sim->p, f->p, (size_t)npm_of(m) * sizeof(double));
+    int n = dyrt_sets_switch(f->sim, f->t, f->y, f->yp, NULL);
+    if (n == 0)
+        return 0;
+    memcpy(f->p, f->sim->p, (size_t)npm_of(m) * sizeof(double));
+    f->solved = 0;
+    return settle_modes(f) != 0 ? -1 : n;
+}
+
 fmi2Status fmi2NewDiscreteStates(fmi2Component c, fmi2EventInfo *info)
 {
     ENTER(c, "fmi2NewDiscreteStates", ME, P_EVENT);
     if (!info)
         LEAVE(fail(f, "fmi2NewDiscreteStates", "null event info"));
-    if ((f->sim ? me_clock_event(f) : settle_modes(f)) != 0)
+    if ((f->m->nclocks > 0 ? me_clock_event(f) : settle_modes(f)) != 0)
+        LEAVE(fmi2Error);
+    int switched = me_switch_sets(f);
+    if (switched < 0)
         LEAVE(fmi2Error);
     memset(info, 0, sizeof *info);
+    info->valuesOfContinuousStatesChanged = switched > 0;
     info->nextEventTimeDefined = next_time_event(f, &info->nextEventTime);
     if (!info->nextEventTimeDefined)
         info->nextEventTime = 0;
@@ -924,6 +959,8 @@ static double directional_value(Fmu *f, fmi2ValueReference v)
     fmi2ValueReference np = (fmi2ValueReference)m->np, no = (fmi2ValueReference)m->nout;
     if (v < np)
         return 0.0;
+    if (v >= np + no + (fmi2ValueReference)m->ny)
+        return f->dy[v - np - no - (fmi2ValueReference)m->ny];
     if (v >= np + no)
         return f->dyp[v - np - no];
     return f->out[v - np];
@@ -968,12 +1005,13 @@ fmi2Status fmi2GetDirectionalDerivative(fmi2Component c, const fmi2ValueReferenc
     memset(f->dx, 0, sizeof(double) * (size_t)m->ny);
     for (size_t k = 0; k < nKnown; k++) {
         fmi2ValueReference v = vKnown_ref[k];
-        int i = (int)v - m->np;
-        if (v < (fmi2ValueReference)m->np || i >= m->nout)
+        int i = (int)v - m->np, own = (int)v - m->np - m->nout - m->ny;   /* own: a set state's variable */
+        if (v < (fmi2ValueReference)m->np || (i >= m->nout && (own < 0 || own >= m->ny)))
             LEAVE(fail(f, "fmi2GetDirectionalDerivative", "value reference %u is not a state", v));
-        int32_t yi = f->out_state[i];
+        int32_t yi = own >= 0 ? own : f->out_state[i];
         if (yi < 0 || (m->y_is_diff && !m->y_is_diff[yi]))
-            LEAVE(fail(f, "fmi2GetDirectionalDerivative", "'%s' is not a state", m->out_names[i]));
+            LEAVE(fail(f, "fmi2GetDirectionalDerivative", "'%s' is not a state",
+                       own >= 0 ? m->y_names[own] : m->out_names[i]));
         f->dx[yi] += dvKnown[k];
     }
     if (dyrt_me_directional(&f->me, f->t, f->y, f->yp, f->p, f->dx, f->dy, f->dyp) != 0)

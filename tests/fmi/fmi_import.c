@@ -18,8 +18,9 @@
  *                                             adaptive, |err| <= TOL (1 + |x|)
  *   fmi_import FMU misuse                     wrong call sequences: each
  *                                             must return fmi2Error and log
- *   fmi_import compare A.csv B.csv RTOL       columns of A vs the same-named
- *                                             columns of B at the same times
+ *   fmi_import compare A.csv B.csv RTOL [FLOOR]  columns of A vs the same-named
+ *                                             columns of B at the same times,
+ *                                             relative to max(max |B|, FLOOR = 1e-8)
  *
  * Environment FMI_INPUTS="NAME=VALUE,...": inputs (causality input) set
  * to these constants right after fmi2Instantiate (and checked to be
@@ -506,7 +507,7 @@ typedef struct Me {
     int nx, nz;
     double *x, *dx, *k[7], *xt, *x5, *z, *zt;
     double t, tol, h;          /* tol > 0: adaptive */
-    long steps, events;
+    long steps, events, state_changes;
 } Me;
 
 /* the calls of fmi2GetDerivatives and the time spent in them (reported,
@@ -535,12 +536,17 @@ static void derivs(Me *s, double t, const double *x, double *dx)
 static double event_mode(Me *s)
 {
     fmi2EventInfo ei = {.newDiscreteStatesNeeded = fmi2True};
-    while (ei.newDiscreteStatesNeeded)
+    int changed = 0;           /* any round may change the states (a state set's switch) */
+    while (ei.newDiscreteStatesNeeded) {
         ok(F.fmi2NewDiscreteStates(s->c, &ei), "fmi2NewDiscreteStates");
+        changed |= ei.valuesOfContinuousStatesChanged;
+    }
     if (ei.terminateSimulation)
         die("the FMU asked to terminate at t = %g", s->t);
-    if (ei.valuesOfContinuousStatesChanged)
+    if (changed) {
         ok(F.fmi2GetContinuousStates(s->c, s->x, (size_t)s->nx), "fmi2GetContinuousStates");
+        s->state_changes++;
+    }
     return ei.nextEventTimeDefined ? ei.nextEventTime : INFINITY;
 }
 
@@ -846,8 +852,8 @@ static int run_me(double stop, double dt, const char *csv, double param, int ada
         me_interval(&s, &tevent, tout);
         out_row(&o, s.c, tout);
     }
-    fprintf(stderr, "fmi_import: %s: %ld steps, %ld events, %ld fmi2GetDerivatives, %.2f us each\n",
-            adaptive ? "dopri" : "rk4", s.steps, s.events, deriv_calls,
+    fprintf(stderr, "fmi_import: %s: %ld steps, %ld events (%ld changing the states), %ld fmi2GetDerivatives, "
+            "%.2f us each\n", adaptive ? "dopri" : "rk4", s.steps, s.events, s.state_changes, deriv_calls,
             deriv_calls ? 1e6 * deriv_seconds / (double)deriv_calls : 0.0);
     if (M.me_state)
         snapshot_replay(&s, &snap, &o, n, stop, dt);
@@ -1054,9 +1060,9 @@ static int *match_rows(const Csv *a, const Csv *b)
 }
 
 /* For every column of A found in B: max |a - b| over A's rows (matched by
- * time), relative to max(max |b|, 1e-8) (a column that stays at 0
- * compares absolutely).  Fails above rtol. */
-static int compare(const char *pa, const char *pb, double rtol)
+ * time), relative to max(max |b|, floor) (a column that stays at 0
+ * compares absolutely; floor 1e-8 unless given).  Fails above rtol. */
+static int compare(const char *pa, const char *pb, double rtol, double floor)
 {
     Csv a = {0}, b = {0};
     read_csv(pa, &a);
@@ -1072,7 +1078,7 @@ static int compare(const char *pa, const char *pb, double rtol)
         if (kb == b.nc)
             continue;
         matched++;
-        double d = 0, scale = 1e-8;
+        double d = 0, scale = floor;
         for (int r = 0; r < a.nr; r++) {
             double x = a.v[(size_t)r * (size_t)a.nc + (size_t)ka];
             double y = b.v[(size_t)row[r] * (size_t)b.nc + (size_t)kb];
@@ -1104,7 +1110,7 @@ static int compare(const char *pa, const char *pb, double rtol)
 int main(int argc, char **argv)
 {
     if (argc >= 5 && strcmp(argv[1], "compare") == 0)
-        return compare(argv[2], argv[3], atof(argv[4]));
+        return compare(argv[2], argv[3], atof(argv[4]), argc >= 6 ? atof(argv[5]) : 1e-8);
     if (argc < 3)
         die("usage: fmi_import FMU check|cs|me-rk4|me-dopri|misuse ...");
     char dir[] = "/tmp/fmi_import_XXXXXX";
