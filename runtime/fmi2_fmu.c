@@ -593,8 +593,11 @@ NO_VARIABLES(fmi2SetString, fmi2String, const)
  * the modes, and a clocked model's count of ticks done of each periodic
  * clock) and the mode of the state machine, so a saved state restores
  * exactly.  Serialized as a magic word, the sizes and the doubles.
- * Co-Simulation: not supported (IDA's history and the event bookkeeping
- * would have to be restored too): canGetAndSetFMUstate is false there. */
+ * Co-Simulation: the DyrtSim's state (dyrt_state_save: the point, the
+ * event and clock bookkeeping); IDA's history is not kept, so saving
+ * restarts the integrator at the current point and restoring restarts it
+ * the same way: a step after a save and the same step after restoring
+ * that state give the same bits. */
 
 #define FMU_STATE_MAGIC 0x44594144u   /* "DYAD" */
 
@@ -608,66 +611,76 @@ typedef struct FmuState {
 } FmuState;
 
 
-static size_t state_size(const DyrtModel *m)
+static size_t state_size(const Fmu *f)
 {
+    const DyrtModel *m = f->m;
+    if (f->kind == fmi2CoSimulation)
+        return sizeof(FmuState) + sizeof(double) * (f->sim ? dyrt_state_size(f->sim) : 0);
     return sizeof(FmuState) + sizeof(double) * (2 * (size_t)m->ny + (size_t)npm_of(m) +
                                                 (size_t)m->nclocks);
 }
 
-static int me_state_ok(Fmu *f, const char *fn)
+static int state_ok(Fmu *f, const char *fn)
 {
-    if (f->kind != fmi2ModelExchange) {
-        fail(f, fn, "not supported in Co-Simulation (canGetAndSetFMUstate is false there)");
-        return 0;
-    }
-    if (!f->initialized) {
-        fail(f, fn, "no state before the initialization");
+    if (!f->initialized || (f->kind == fmi2CoSimulation && (!f->sim || f->sim->phase != DYRT_SIM_READY))) {
+        fail(f, fn, "no state before the initialization or after a failed step");
         return 0;
     }
     return 1;
 }
 
-static void state_save(const Fmu *f, FmuState *st)
+/* 0, or -1 when Co-Simulation's restart failed */
+static int state_save(const Fmu *f, FmuState *st)
 {
     const DyrtModel *m = f->m;
     size_t ny = (size_t)m->ny;
     *st = (FmuState){.magic = FMU_STATE_MAGIC, .ny = m->ny, .npm = npm_of(m), .nclk = m->nclocks,
                      .phase = (int32_t)f->phase, .solved = f->solved, .t = f->t};
+    if (f->kind == fmi2CoSimulation)
+        return dyrt_state_save(f->sim, st->v) ? -1 : 0;
     memcpy(st->v, f->y, ny * sizeof(double));
     memcpy(st->v + ny, f->yp, ny * sizeof(double));
     memcpy(st->v + 2 * ny, f->p, (size_t)npm_of(m) * sizeof(double));
     for (int32_t c = 0; c < m->nclocks; c++)
         st->v[2 * ny + (size_t)npm_of(m) + (size_t)c] = (double)f->sim->clk.next[c];
+    return 0;
 }
 
 static int state_valid(const Fmu *f, const FmuState *st)
 {
     return st && st->magic == FMU_STATE_MAGIC && st->ny == f->m->ny && st->npm == npm_of(f->m) &&
            st->nclk == f->m->nclocks &&
-           (st->phase == FMU_EVENT || st->phase == FMU_CONT || st->phase == FMU_INIT);
+           (f->kind == fmi2CoSimulation ? st->phase == FMU_STEP
+                                        : st->phase == FMU_EVENT || st->phase == FMU_CONT || st->phase == FMU_INIT);
 }
 
 fmi2Status fmi2GetFMUstate(fmi2Component c, fmi2FMUstate *s)
 {
     ENTER(c, "fmi2GetFMUstate", ANY_KIND, AFTER_INIT & ~P_ERR);
-    if (!s || !me_state_ok(f, "fmi2GetFMUstate"))
+    if (!s || !state_ok(f, "fmi2GetFMUstate"))
         LEAVE(f->phase == FMU_ERROR ? fmi2Error : fail(f, "fmi2GetFMUstate", "null pointer"));
-    FmuState *st = *s ? *s : malloc(state_size(f->m));
+    FmuState *st = *s ? *s : malloc(state_size(f));
     if (!st)
         LEAVE(fail(f, "fmi2GetFMUstate", "out of memory"));
-    state_save(f, st);
     *s = st;
+    if (state_save(f, st) != 0)
+        LEAVE(fail(f, "fmi2GetFMUstate", "the integrator's restart at t = %.17g failed", st->t));
     LEAVE(fmi2OK);
 }
 
 fmi2Status fmi2SetFMUstate(fmi2Component c, fmi2FMUstate s)
 {
     ENTER(c, "fmi2SetFMUstate", ANY_KIND, AFTER_INIT & ~P_ERR);
-    if (!me_state_ok(f, "fmi2SetFMUstate"))
+    if (!state_ok(f, "fmi2SetFMUstate"))
         LEAVE(fmi2Error);
     const FmuState *st = s;
     if (!state_valid(f, st))
         LEAVE(fail(f, "fmi2SetFMUstate", "not a state of this model"));
+    if (f->kind == fmi2CoSimulation) {
+        if (dyrt_state_restore(f->sim, st->v) != 0)
+            LEAVE(fail(f, "fmi2SetFMUstate", "the integrator's restart at t = %.17g failed", st->t));
+        LEAVE(fmi2OK);
+    }
     size_t ny = (size_t)f->m->ny;
     memcpy(f->y, st->v, ny * sizeof(double));
     memcpy(f->yp, st->v + ny, ny * sizeof(double));
@@ -695,23 +708,23 @@ fmi2Status fmi2SerializedFMUstateSize(fmi2Component c, fmi2FMUstate s, size_t *n
     ENTER(c, "fmi2SerializedFMUstateSize", ANY_KIND, ~0u);
     if (!n || !state_valid(f, s))
         LEAVE(fail(f, "fmi2SerializedFMUstateSize", "not a state of this model"));
-    *n = state_size(f->m);
+    *n = state_size(f);
     LEAVE(fmi2OK);
 }
 
 fmi2Status fmi2SerializeFMUstate(fmi2Component c, fmi2FMUstate s, fmi2Byte b[], size_t n)
 {
     ENTER(c, "fmi2SerializeFMUstate", ANY_KIND, ~0u);
-    if (!b || !state_valid(f, s) || n < state_size(f->m))
+    if (!b || !state_valid(f, s) || n < state_size(f))
         LEAVE(fail(f, "fmi2SerializeFMUstate", "not a state of this model, or the buffer is too small"));
-    memcpy(b, s, state_size(f->m));
+    memcpy(b, s, state_size(f));
     LEAVE(fmi2OK);
 }
 
 fmi2Status fmi2DeSerializeFMUstate(fmi2Component c, const fmi2Byte b[], size_t n, fmi2FMUstate *s)
 {
     ENTER(c, "fmi2DeSerializeFMUstate", ANY_KIND, ~0u);
-    size_t size = state_size(f->m);
+    size_t size = state_size(f);
     if (!b || !s || n != size || !state_valid(f, (const FmuState *)(const void *)b))
         LEAVE(fail(f, "fmi2DeSerializeFMUstate", "%zu bytes are not a serialized state of this model", n));
     FmuState *st = malloc(size);

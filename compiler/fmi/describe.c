@@ -468,8 +468,8 @@ static void header(Desc *d, const FmiExport *x)
                 "canSerializeFMUstate=\"true\" providesDirectionalDerivative=\"true\"/>\n",
                 x->model_identifier, common);
     if (x->cs)
-        fprintf(f, "  <CoSimulation modelIdentifier=\"%s\" %s canGetAndSetFMUstate=\"false\" "
-                "canSerializeFMUstate=\"false\" canHandleVariableCommunicationStepSize=\"true\" "
+        fprintf(f, "  <CoSimulation modelIdentifier=\"%s\" %s canGetAndSetFMUstate=\"true\" "
+                "canSerializeFMUstate=\"true\" canHandleVariableCommunicationStepSize=\"true\" "
                 "providesDirectionalDerivative=\"false\"/>\n", x->model_identifier, common);
 }
 

@@ -64,6 +64,7 @@ typedef struct Model {
     char guid[64], id[128];
     int nz, me, cs;
     int me_state;              /* ModelExchange canGetAndSetFMUstate and canSerializeFMUstate */
+    int cs_state;              /* the same for CoSimulation */
     int me_dd;                 /* ModelExchange providesDirectionalDerivative */
     Var *v;
     int nv;
@@ -241,6 +242,12 @@ static void parse(const char *xml)
         M.me_state = strcmp(a, "true") == 0 && strcmp(b, "true") == 0;
         attr(me, strchr(me, '>'), "providesDirectionalDerivative", a, sizeof a);
         M.me_dd = strcmp(a, "true") == 0;
+    }
+    if (cs) {
+        char a[16], b[16];
+        attr(cs, strchr(cs, '>'), "canGetAndSetFMUstate", a, sizeof a);
+        attr(cs, strchr(cs, '>'), "canSerializeFMUstate", b, sizeof b);
+        M.cs_state = strcmp(a, "true") == 0 && strcmp(b, "true") == 0;
     }
     const char *k = me ? me : cs;
     attr(k, strchr(k, '>'), "modelIdentifier", M.id, sizeof M.id);
@@ -479,6 +486,56 @@ static void setup(fmi2Component c, double stop, double tol)
 
 /* ------------------------------------------------------ Co-Simulation */
 
+/* Every Real variable's value, in M.v order, into v (M.nv values). */
+static void all_values(fmi2Component c, double *v)
+{
+    for (int i = 0; i < M.nv; i++)
+        ok(F.fmi2GetReal(c, &M.v[i].vr, 1, &v[i]), "fmi2GetReal");
+}
+
+/* CS with canGetAndSetFMUstate: a second instance steps to the middle of
+ * the grid, saves its state (serialized and read back), takes
+ * CS_REPLAY steps recording every variable, restores the state and takes
+ * them again: the same bits. */
+#define CS_REPLAY 3
+static void cs_rollback(double stop, double dt, double tol)
+{
+    fmi2Component c = instantiate(fmi2CoSimulation);
+    setup(c, stop, tol);
+    long n = lround(stop / dt), mid = n / 2;
+    for (long k = 0; k < mid; k++)
+        ok(F.fmi2DoStep(c, (double)k * dt, dt, fmi2False), "fmi2DoStep");
+    double t = (double)mid * dt;
+    fmi2FMUstate st = NULL, back = NULL;
+    size_t size = 0;
+    ok(F.fmi2GetFMUstate(c, &st), "fmi2GetFMUstate");
+    ok(F.fmi2SerializedFMUstateSize(c, st, &size), "fmi2SerializedFMUstateSize");
+    fmi2Byte *bytes = malloc(size);
+    ok(F.fmi2SerializeFMUstate(c, st, bytes, size), "fmi2SerializeFMUstate");
+    ok(F.fmi2FreeFMUstate(c, &st), "fmi2FreeFMUstate");
+    ok(F.fmi2DeSerializeFMUstate(c, bytes, size, &back), "fmi2DeSerializeFMUstate");
+    double *first = calloc((size_t)M.nv * CS_REPLAY + 1, sizeof *first);
+    double *again = calloc((size_t)M.nv * CS_REPLAY + 1, sizeof *again);
+    for (int pass = 0; pass < 2; pass++) {
+        if (pass)
+            ok(F.fmi2SetFMUstate(c, back), "fmi2SetFMUstate");
+        for (int k = 0; k < CS_REPLAY; k++) {
+            double tk = t + k * dt;
+            ok(F.fmi2DoStep(c, tk, dt, fmi2False), "fmi2DoStep");
+            all_values(c, (pass ? again : first) + (size_t)k * (size_t)M.nv);
+        }
+    }
+    if (memcmp(first, again, sizeof(double) * (size_t)M.nv * CS_REPLAY) != 0)
+        die("CS: the steps after fmi2SetFMUstate differ from those after fmi2GetFMUstate");
+    fprintf(stderr, "fmi_import: CS state at t = %g (%zu bytes) restored: %d steps, the same %d values\n", t,
+            size, CS_REPLAY, M.nv * CS_REPLAY);
+    ok(F.fmi2FreeFMUstate(c, &back), "fmi2FreeFMUstate");
+    F.fmi2FreeInstance(c);
+    free(bytes);
+    free(first);
+    free(again);
+}
+
 static int run_cs(double stop, double dt, const char *csv, double tol)
 {
     fmi2Component c = instantiate(fmi2CoSimulation);
@@ -497,6 +554,8 @@ static int run_cs(double stop, double dt, const char *csv, double tol)
     ok(F.fmi2Terminate(c), "fmi2Terminate");
     F.fmi2FreeInstance(c);
     out_close(&o);
+    if (M.cs_state && lround(stop / dt) >= 2 * CS_REPLAY)
+        cs_rollback(stop, dt, tol);
     return 0;
 }
 
@@ -983,9 +1042,13 @@ static int run_misuse(void)
         EXPECT_ERROR(F.fmi2GetDerivatives(c, dx, 1));          /* an ME function */
         F.fmi2FreeInstance(c);
         c = instantiate(fmi2CoSimulation);
-        setup(c, 1, 0);
         fmi2FMUstate st = NULL;
-        EXPECT_ERROR(F.fmi2GetFMUstate(c, &st));              /* not in CS */
+        EXPECT_ERROR(F.fmi2GetFMUstate(c, &st));              /* before the initialization */
+        F.fmi2FreeInstance(c);
+        c = instantiate(fmi2CoSimulation);
+        setup(c, 1, 0);
+        double junk[8] = {0};
+        EXPECT_ERROR(F.fmi2SetFMUstate(c, junk));             /* not a state */
         F.fmi2FreeInstance(c);
     }
     fprintf(stderr, "fmi_import: %d wrong call sequences refused with a message\n", checks);
