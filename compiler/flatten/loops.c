@@ -16,9 +16,15 @@
  * sets of its first entry stand for the whole matrix); (2) finds the
  * defining equations and, per set, the first component that defines it
  * and the set it is defined from (a tree towards the root); (3) a second
- * component defining the same set closes a loop without a cut: the error
- * names both components and the chains from each up to their common
- * ancestor (the loop); (4) counts the top-level connector matrices that
+ * component defining the same set is an error.  Whether it closes a loop
+ * is told by a union-find (Tarjan) over the sets plus a ground node, with
+ * an edge per defining component between the set it defines and the set
+ * it reads (ground, for a root): if the edge joins two sets already
+ * connected, it is a loop without a cut, and the error names both
+ * components and the chains from each up to their common ancestor; if
+ * not, the chain is a tree written against its root (a joint computing
+ * the frame its root side already has), and the error says which
+ * component to turn (`rooted`).  (4) counts the top-level connector matrices that
  * the component does not define itself: for the balance rule they carry
  * only n(n-1)/2 unknowns (FlatModel.redundant, Modelica's rule for
  * overdetermined connectors).
@@ -36,6 +42,7 @@ typedef struct {
     const char **def_by;   /* per set root: the first one (instance path) */
     Span *def_span;        /* where it is declared (else its equation) */
     uint32_t *parent;      /* per set root: the set it is computed from, or NO_VAR */
+    uint32_t *tree;        /* union-find over set roots + a ground node (nkeyvars): sets joined by definitions */
     const char *last_origin;
     uint32_t last_set;
 } Loops;
@@ -134,6 +141,25 @@ static void report_loop(Loops *L, uint32_t set, uint32_t from, const char *by, S
     }
 }
 
+/* a tree written against its root: `by` computes `set`, which `def_by`
+ * has computed already, from `from`, which nothing connects to `set` */
+static void report_against_root(Loops *L, uint32_t set, uint32_t from, const char *by, Span at) {
+    diag_error(at, "the orientation of `%s` is computed twice, by `%s` and by `%s`, and they close no loop: the "
+                   "kinematic tree is written against its root at `%s`; let `%s` compute the orientation of `%s` "
+                   "from `%s` instead (a joint's `rooted = RootedFrame.FrameB()`)",
+               frame_name(L, set), L->def_by[set], by, by, by, frame_name(L, from), frame_name(L, set));
+    note_chain(L, set, NO_VAR);
+}
+
+/* joins the sets a and b (NO_VAR: ground) in the forest of definitions;
+ * false when they were joined already (the definition closes a loop) */
+static bool join(Loops *L, uint32_t a, uint32_t b) {
+    uint32_t ra = lf(L->tree, a), rb = lf(L->tree, b == NO_VAR ? L->F->cs.nkeyvars : b);
+    if (ra == rb) return false;
+    L->tree[ra] = rb;
+    return true;
+}
+
 static void defining(Loops *L, const FlatEq *q) {
     uint32_t sl = set_of(L, q->lhs), sr = set_of(L, q->rhs), set = sl;
     Expr *other = q->rhs, *bare = q->lhs;
@@ -154,8 +180,12 @@ static void defining(Loops *L, const FlatEq *q) {
         L->def_by[set] = by;
         L->def_span[set] = definer_span(L, bare->index, q);
         L->parent[set] = from;
+        join(L, set, from);
     } else if (strcmp(L->def_by[set], by) != 0 && L->def_count[set]++ == 1) {
-        report_loop(L, set, from, by, definer_span(L, bare->index, q));
+        if (!join(L, set, from) || from == NO_VAR)
+            report_loop(L, set, from, by, definer_span(L, bare->index, q));
+        else
+            report_against_root(L, set, from, by, definer_span(L, bare->index, q));
     }
 }
 
@@ -177,16 +207,18 @@ void flatten_orientation_loops(Flattener *F) {
     bool any = false;
     for (uint32_t v = 0; v < n && !any; v++) any = matrix_of(F, v) == v;
     if (!any) return;
-    Loops L = {F, NULL, NULL, NULL, NULL, NULL, NULL, NO_VAR};
+    Loops L = {F, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NO_VAR};
     L.uf = ARENA_ARRAY(F->arena, uint32_t, n);
     L.def_count = ARENA_ARRAY(F->arena, uint32_t, n);
     L.def_by = ARENA_ARRAY(F->arena, const char *, n);
     L.def_span = ARENA_ARRAY(F->arena, Span, n);
     L.parent = ARENA_ARRAY(F->arena, uint32_t, n);
+    L.tree = ARENA_ARRAY(F->arena, uint32_t, n + 1);
     for (uint32_t v = 0; v < n; v++) {
         L.uf[v] = v;
         L.parent[v] = NO_VAR;
     }
+    for (uint32_t v = 0; v <= n; v++) L.tree[v] = v;
     unite_sets(&L);
     for (uint32_t i = 0; i < F->m->eqs.len; i++)
         if (flat_eq_is_regular(F->m->eqs.data[i].kind)) defining(&L, &F->m->eqs.data[i]);

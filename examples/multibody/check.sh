@@ -8,6 +8,11 @@
 #   Gyroscope          precession rate m g l / (I spin), axis stays horizontal
 #   Chain5, Chain20    swinging chains of five and twenty links conserve their energy
 #   SpringMass         a body on a Spring force element oscillates at sqrt(c/m) (closed form)
+#   RollingWheelLean   a leaning wheel rolling without slip: energy conserved, centre at the
+#                      height its spin axis gives, material contact point at rest
+#   SlippingWheelSpinUp  a spinning wheel set down: an independent RK4 integration of the
+#                      reduced equations with the slip curve; angular momentum about the
+#                      contact line conserved; ends rolling at the closed-form speed
 #   SliderCrank        piston = closed-form crank-slider kinematics; energy conserved;
 #                      crank angles equal an independent RK4 integration; both assembly
 #                      branches, chosen from s_guess and forced by positive_branch
@@ -261,5 +266,74 @@ for v in "SliderCrankForcedPositive 1" "SliderCrankMirrored -1" "SliderCrankForc
         awk -F, -v sgn="$2" -v name="$1" -f "$tmp/cols.awk" -f "$tmp/sc.awk" "$tmp/scb.csv" ||
         { echo "$1: FAILED"; fail=1; }
 done
+
+# ---- RollingWheelLean: energy, contact geometry, no slip
+cat > "$tmp/roll.awk" <<'EOF'
+NR == 1 { header(); next }
+{
+    for (i = 1; i <= 3; i++) { v[i] = $col["wheel.body.v_0[" i "]"]; w[i] = $col["wheel.body.w_a[" i "]"]
+                               for (j = 1; j <= 3; j++) R[i, j] = $col["wheel.frame_a.R[" i "," j "]"] }
+    e = 2 * 9.80665 * $col["wheel.frame_a.r_0[2]"] + (v[1] ^ 2 + v[2] ^ 2 + v[3] ^ 2)
+    e += 0.5 * (0.045 * w[1] ^ 2 + 0.045 * w[2] ^ 2 + 0.09 * w[3] ^ 2)
+    if (NR == 2) e0 = e
+    d = absv(e - e0) / e0; if (d > de) de = d
+    # spin axis a = R' e_z (world); the rim's lowest point lies 0.3 along
+    # d = -(e_y - a2 a) / |e_y - a2 a| from the centre
+    a1 = R[3, 1]; a2 = R[3, 2]; a3 = R[3, 3]; n = sqrt(1 - a2 * a2)
+    h = absv($col["wheel.frame_a.r_0[2]"] - 0.3 * n); if (h > dh) dh = h
+    d1 = a2 * a1 / n; d2 = -(1 - a2 * a2) / n; d3 = a2 * a3 / n
+    # world angular velocity R' w_a; velocity of the material contact point v + W x (0.3 d)
+    for (j = 1; j <= 3; j++) { W[j] = 0; for (i = 1; i <= 3; i++) W[j] += R[i, j] * w[i] }
+    c1 = v[1] + 0.3 * (W[2] * d3 - W[3] * d2); c2 = v[2] + 0.3 * (W[3] * d1 - W[1] * d3); c3 = v[3] + 0.3 * (W[1] * d2 - W[2] * d1)
+    sl = sqrt(c1 * c1 + c2 * c2 + c3 * c3); if (sl > dsl) dsl = sl
+    o = orth(); if (o > wo) wo = o
+}
+END {
+    printf "RollingWheelLean: energy %.6f J, relative drift %.1e over 10 s, centre height error %.1e m, contact point speed %.1e m/s, orthonormality %.1e\n", e0, de, dh, dsl, wo
+    exit !(de < 1e-6 && dh < 1e-9 && dsl < 1e-6 && wo < 1e-9)
+}
+EOF
+run RollingWheelLean Wheels.dyad "$tmp/roll.csv" --stop 10 --interval 0.01 --rtol 1e-9 --atol 1e-9 &&
+    check RollingWheelLean "$tmp/roll.awk" "$tmp/roll.csv"
+
+# ---- SlippingWheelSpinUp: RK4 (h = 1e-5) of the reduced equations of the upright wheel
+cat > "$tmp/slip.awk" <<'EOF'
+# slip curve: rises to ymax at xmax (quadratic), falls to ysat at xsat (smooth step), then flat
+function mu(xmax, xsat, ymax, ysat, x,   u, s) {
+    if (x <= xmax) { u = x / xmax; return ymax * u * (2 - u) }
+    if (x < xsat) { s = (x - xmax) / (xsat - xmax); return ymax + (ysat - ymax) * s * s * (3 - 2 * s) }
+    return ysat
+}
+# friction force along x on the wheel (mass 2, radius 0.3), slip velocity u + r w
+function force(u, w,   vs, rw, va, vsl) {
+    vs = u + 0.3 * w; rw = absv(0.3 * w)
+    va = rw * 0.04 > 0.05 ? rw * 0.04 : 0.05; vsl = rw * 0.12 > 0.15 ? rw * 0.12 : 0.15
+    return -2 * 9.80665 * mu(va, vsl, 0.8, 0.6, sqrt(vs * vs + 1e-10)) * vs / sqrt(vs * vs + 1e-10)
+}
+function rk4(h,   k1u, k1w, k2u, k2w, k3u, k3w, k4u, k4w, f) {
+    f = force(U, Wr); k1u = f / 2; k1w = 0.3 * f / 0.09
+    f = force(U + h / 2 * k1u, Wr + h / 2 * k1w); k2u = f / 2; k2w = 0.3 * f / 0.09
+    f = force(U + h / 2 * k2u, Wr + h / 2 * k2w); k3u = f / 2; k3w = 0.3 * f / 0.09
+    f = force(U + h * k3u, Wr + h * k3w); k4u = f / 2; k4w = 0.3 * f / 0.09
+    X += h / 6 * (6 * U + h * (k1u + k2u + k3u))
+    U += h / 6 * (k1u + 2 * k2u + 2 * k3u + k4u); Wr += h / 6 * (k1w + 2 * k2w + 2 * k3w + k4w)
+}
+NR == 1 { header(); U = 0; Wr = 25; X = 0; N = 0; next }
+{
+    while (N < int($1 / 1e-5 + 0.5)) { rk4(1e-5); N++ }
+    u = $col["wheel.body.v_0[1]"]; w = $col["wheel.body.w_a[3]"]; x = $col["wheel.x"]
+    d = absv(u - U) + 0.3 * absv(w - Wr) + absv(x - X); if (d > dr) dr = d
+    l = absv(0.09 * w - 2 * 0.3 * u - 0.09 * 25); if (l > dl) dl = l
+    lat = absv($col["wheel.z"]) + absv($col["wheel.frame_a.r_0[2]"] - 0.3); if (lat > dlat) dlat = lat
+    o = orth(); if (o > wo) wo = o
+}
+END {
+    wf = 0.09 * 25 / (0.09 + 2 * 0.09)
+    printf "SlippingWheelSpinUp: off the RK4 reference by %.1e, angular momentum drift %.1e, final spin %.9f rad/s (closed form %.9f), speed %.9f m/s, off the line %.1e, orthonormality %.1e\n", dr, dl, w, wf, u, dlat, wo
+    exit !(dr < 1e-6 && dl < 1e-7 && absv(w - wf) < 1e-7 && absv(u + 0.3 * wf) < 1e-7 && dlat < 1e-9 && wo < 1e-9)
+}
+EOF
+run SlippingWheelSpinUp Wheels.dyad "$tmp/slip.csv" --stop 2 --interval 0.01 --rtol 1e-9 --atol 1e-9 &&
+    check SlippingWheelSpinUp "$tmp/slip.awk" "$tmp/slip.csv"
 
 exit $fail

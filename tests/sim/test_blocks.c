@@ -53,13 +53,15 @@ START_TEST(state_space_two_states) {
 END_TEST
 
 /* The same closed loop as lim_pid.dyad integrated here: plant x' = y - x,
- * e = 1 - x, Tf = Td / Nd, d = (Td / Tf) (-x - xd), v = k (e + xi + d),
- * y = clamp(v, -1.5, 1.5), Ti xi' = e + (y - v) / (k Ni), Tf xd' = -x - xd. */
+ * e = 1 - x, Tf = Td / Nd, d = (Td / Tf) (wd - x - xd), v = k (e + xi + d),
+ * y = clamp(v, -1.5, 1.5), Ti xi' = e + (y - v) / (k Ni), Tf xd' = wd - x - xd.
+ * wd = 1: the setpoint weight of the derivative part defaults to 1 under the
+ * `Continuous.LimPID` name (Dyad's published default; the flat `LimPID` has 0). */
 typedef struct { double x, xi, xd; } PidState;
-static const double PK = 2, PTI = 0.5, PTD = 0.1, PNI = 0.9, PND = 10, PYMAX = 1.5;
+static const double PK = 2, PTI = 0.5, PTD = 0.1, PNI = 0.9, PND = 10, PYMAX = 1.5, PWD = 1;
 
 static double pid_out(PidState s, double *v_out) {
-    double tf = PTD / PND, d = PTD / tf * (-s.x - s.xd);
+    double tf = PTD / PND, d = PTD / tf * (PWD - s.x - s.xd);
     double v = PK * (1 - s.x + s.xi + d);
     if (v_out) *v_out = v;
     return fmin(fmax(v, -PYMAX), PYMAX);
@@ -67,7 +69,7 @@ static double pid_out(PidState s, double *v_out) {
 
 static PidState pid_rhs(PidState s) {
     double v, y = pid_out(s, &v), tf = PTD / PND;
-    PidState r = {y - s.x, (1 - s.x + (y - v) / (PK * PNI)) / PTI, (-s.x - s.xd) / tf};
+    PidState r = {y - s.x, (1 - s.x + (y - v) / (PK * PNI)) / PTI, (PWD - s.x - s.xd) / tf};
     return r;
 }
 
