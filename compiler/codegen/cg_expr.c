@@ -226,7 +226,9 @@ static LLVMValueRef emit_node(Cg *g, Expr *e) {
     case EXPR_Z: return load_leaf(g, CG_ARG_Z, e->index, e);
     case EXPR_MODE: return load_leaf(g, CG_ARG_P, g->sys->np + e->index, e); /* dyad_model.h nmodes */
     case EXPR_VAR:
-    case EXPR_DER: break;
+    case EXPR_DER:
+    case EXPR_IDX: /* templates are scalarized before the System (array stage 2) */
+    case EXPR_AT: break;
     case EXPR_ADD: return LLVMBuildFAdd(g->bld, a[0], a[1], "");
     case EXPR_MUL: return LLVMBuildFMul(g->bld, a[0], a[1], "");
     case EXPR_NEG: return LLVMBuildFNeg(g->bld, a[0], "");

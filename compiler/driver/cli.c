@@ -70,6 +70,8 @@ static const Opt options[] = {
     {"--max-structural-work", "N", CMDS_LOAD, OK_VALUE, F(max_work), false,
      "flatten's budget: array elements, loop iterations, instances (default 10000000)"},
     {"-Werror=units", NULL, CMDS_LOAD, OK_FLAG, F(werror_units), false, "unit mismatches are errors"},
+    {"--scalarize", NULL, CMDS_LOAD, OK_FLAG, F(scalarize), false,
+     "expand `for` equation templates into scalar equations right after flattening (the reference path)"},
     {"--structure", NULL, CMD_BIT(FLATTEN), OK_FLAG, F(structure), false,
      "print the structured system, not the flat model"},
     {"--dump-ast", NULL, CMD_BIT(PARSE), OK_FLAG, F(dump_ast), false, "print the syntax tree"},
@@ -340,6 +342,7 @@ static int run_command(Driver *d, const struct CmdInfo *c, int argc, char **argv
         }
         flat_set_work_limit(n);
     }
+    flat_set_scalarize(d->scalarize);
     d->clock = phase_clock_new(d->verbose, d->time_passes, d->model);
     rc = c->run(d);
     phase_clock_free(d->clock);

@@ -31,30 +31,50 @@ static bool is_unknown_at(const Bal *b, uint32_t i) {
     return !(v->top_conn && v->conn == FC_INPUT) || (b->computed && b->computed[i]);
 }
 
-static bool is_bare_input(const FlatModel *m, const Expr *e) {
-    return e->kind == EXPR_VAR && m->vars.data[e->index].conn == FC_INPUT;
+/* the flat variable a side that is a bare variable (x, or x[i] of a
+ * template at induction values iv) stands for; UINT32_MAX otherwise */
+static uint32_t bare_var(const Expr *e, const int64_t *iv) {
+    if (e->kind == EXPR_VAR || (e->kind == EXPR_AT && e->fn == EXPR_VAR)) return flat_leaf_var(e, iv);
+    return UINT32_MAX;
+}
+
+static bool is_bare_input(const FlatModel *m, uint32_t v) {
+    return v != UINT32_MAX && m->vars.data[v].conn == FC_INPUT;
 }
 
 /* a top-level input equated to a variable inside a subcomponent,
  * `probe = sub.y` (a test harness probing a signal), is computed, so it is
  * an unknown; `u = sub.u` (a connection) and `flange.f = u` are not */
-static bool is_probed(const FlatModel *m, const Expr *e) {
-    if (e->kind != EXPR_VAR) return false;
-    const FlatVar *v = &m->vars.data[e->index];
+static bool is_probed(const FlatModel *m, uint32_t e) {
+    if (e == UINT32_MAX) return false;
+    const FlatVar *v = &m->vars.data[e];
     return !v->top_conn && v->conn != FC_INPUT && strchr(v->name, '.'); /* a subcomponent's */
+}
+
+/* equation q (each instance of a template) marks the inputs it computes */
+static void computed_by(const FlatModel *m, const FlatEq *q, unsigned char *c) {
+    int64_t iv[EXPR_MAXIDX] = {0};
+    bool bare = bare_var(q->lhs, iv) != UINT32_MAX || bare_var(q->rhs, iv) != UINT32_MAX;
+    for (uint64_t p = 0; bare && p < flat_eq_count(q); p++) {
+        if (q->dom) flat_dom_point(q->dom, p, iv);
+        uint32_t l = bare_var(q->lhs, iv), r = bare_var(q->rhs, iv);
+        if (is_bare_input(m, l) && m->vars.data[l].top_conn && is_probed(m, r)) c[l] = 1;
+        if (is_bare_input(m, r) && m->vars.data[r].top_conn && is_probed(m, l)) c[r] = 1;
+    }
 }
 
 static unsigned char *computed_inputs(const FlatModel *m) {
     unsigned char *c = calloc(m->vars.len + 1, 1);
-    for (uint32_t i = 0; c && i < m->eqs.len; i++) {
-        const FlatEq *q = &m->eqs.data[i];
-        if (!flat_eq_is_regular(q->kind)) continue;
-        if (is_bare_input(m, q->lhs) && m->vars.data[q->lhs->index].top_conn && is_probed(m, q->rhs))
-            c[q->lhs->index] = 1;
-        if (is_bare_input(m, q->rhs) && m->vars.data[q->rhs->index].top_conn && is_probed(m, q->lhs))
-            c[q->rhs->index] = 1;
-    }
+    for (uint32_t i = 0; c && i < m->eqs.len; i++)
+        if (flat_eq_is_regular(m->eqs.data[i].kind)) computed_by(m, &m->eqs.data[i], c);
     return c;
+}
+
+/* regular scalar equations (a template counts its instances) */
+static uint64_t regular_eqs(const FlatModel *m) {
+    uint64_t n = 0;
+    for (uint32_t i = 0; i < m->eqs.len; i++) n += flat_eq_is_regular(m->eqs.data[i].kind) * flat_eq_count(&m->eqs.data[i]);
+    return n;
 }
 
 static bool free_input(const FlatModel *m, const unsigned char *computed, uint32_t i) {
@@ -74,7 +94,7 @@ void flat_mark_inputs(FlatModel *m) {
         nin += free_input(m, computed, i);
     }
     nunk -= m->redundant < nunk ? m->redundant : nunk;
-    for (uint32_t i = 0; i < m->eqs.len; i++) neq += flat_eq_is_regular(m->eqs.data[i].kind);
+    neq = (uint32_t)regular_eqs(m);
     for (uint32_t i = 0; computed && nin && neq + nin == nunk && i < m->vars.len; i++)
         if (free_input(m, computed, i)) m->vars.data[i].kind = FV_INPUT;
     free(computed);
@@ -154,6 +174,15 @@ static bool balance_report(const Bal *b, Def *d, bool as_part);
 
 bool flat_check_balance(const FlatModel *m, Def *d, bool as_part) {
     Bal b = {m, computed_inputs(m)};
+    uint32_t nunk = 0;
+    for (uint32_t i = 0; i < m->vars.len; i++) nunk += is_unknown_at(&b, i);
+    nunk -= m->redundant < nunk ? m->redundant : nunk;
+    FlatModel scalar;
+    if (regular_eqs(m) != nunk && flat_has_templates(m)) { /* the report lists scalar equations */
+        scalar = *m;
+        flat_scalarize(&scalar);
+        b.m = &scalar;
+    }
     bool ok = balance_report(&b, d, as_part);
     free(b.computed);
     return ok;
@@ -174,7 +203,7 @@ static bool balance_report(const Bal *b, Def *d, bool as_part) {
     uint32_t neq = 0, nunk = 0;
     for (uint32_t i = 0; i < m->vars.len; i++) nunk += is_unknown_at(b, i);
     nunk -= m->redundant < nunk ? m->redundant : nunk; /* overdetermined connector potentials */
-    for (uint32_t i = 0; i < m->eqs.len; i++) neq += flat_eq_is_regular(m->eqs.data[i].kind);
+    neq = (uint32_t)regular_eqs(m);
     if (neq == nunk) return true;
     Span at = d ? d->node->span : (Span){0};
     if (neq < nunk) {

@@ -187,6 +187,10 @@ static bool at_clock(Flattener *F, Tx t, AstNode *ck, int32_t *slot, int64_t *la
 }
 
 bool tr_at(Flattener *F, Tx t, AstNode *e, Val *out) {
+    if (F->tmpl) { /* it creates variables */
+        tmpl_refuse(F, e->span, "a clocked value");
+        return false;
+    }
     if (t.structural) {
         diag_error(e->span, "a clocked value is not known when the model is compiled");
         return false;
@@ -293,6 +297,10 @@ static bool tr_sample_time(Flattener *F, Tx t, AstNode *call, Val *out) {
 
 bool tr_clock_builtin(Flattener *F, Tx t, AstNode *call, Sym name, Val *out, bool *handled) {
     *handled = true;
+    if (F->tmpl && (!strcmp(name, "hold") || !strcmp(name, "SampleTime"))) { /* they create variables */
+        tmpl_refuse(F, call->span, "a clock operator");
+        return false;
+    }
     if (!strcmp(name, "hold")) return tr_hold(F, t, call, out);
     if (!strcmp(name, "SampleTime")) return tr_sample_time(F, t, call, out);
     if (!strcmp(name, "sample")) {

@@ -25,11 +25,18 @@ static bool all_const(const Val *v) {
     return true;
 }
 
-/* why el has no structural value (reported once: the state becomes failed) */
-static bool const_refuse(Elem *el, const char *why) {
-    diag_error(el->decl->span, why, el->name);
+/* el has no structural value: reported once, the state becomes failed --
+ * except while a template is tried (the report is not shown then), where
+ * it is forgotten when the attempt ends (equations.c, try_template) */
+static bool const_failed(Flattener *F, Elem *el) {
     el->cstate = CONST_FAILED;
+    if (F->speculating) vec_push(F->arena, &F->spec_failed, el);
     return false;
+}
+
+static bool const_refuse(Flattener *F, Elem *el, const char *why) {
+    diag_error(el->decl->span, why, el->name);
+    return const_failed(F, el);
 }
 
 static bool const_eval(Flattener *F, Tx t, AstNode *e, Val *out);
@@ -48,11 +55,11 @@ bool elem_const(Flattener *F, Elem *el, Val *out) {
     switch (el->cstate) {
     case CONST_DONE: *out = *el->cval; return true;
     case CONST_FAILED: return false;
-    case CONST_BUSY: return const_refuse(el, "the value of `%s` depends on itself");
+    case CONST_BUSY: return const_refuse(F, el, "the value of `%s` depends on itself");
     case CONST_UNSEEN: break;
     }
     if (el->kind != ELEM_VAR || !elem_is_param_like(el))
-        return const_refuse(el, "`%s` is a variable, but a value known at compile time is needed");
+        return const_refuse(F, el, "`%s` is a variable, but a value known at compile time is needed");
     AstNode *x = el->value.expr;
     if (x && x->kind == AST_MISSING && el->is_structural) { /* known to be missing */
         Val v = el->nd ? val_new(F, el->nd, el->dims) : val_scalar(NULL);
@@ -60,13 +67,12 @@ bool elem_const(Flattener *F, Elem *el, Val *out) {
         return const_done(F, el, v, out);
     }
     if (!x || x->kind == AST_MISSING)
-        return const_refuse(el, "`%s` has no value, but a value known at compile time is needed");
+        return const_refuse(F, el, "`%s` has no value, but a value known at compile time is needed");
     el->cstate = CONST_BUSY;
     Val v;
     bool ok = const_eval(F, tx_in(el->value.scope, el->value.env), x, &v);
     if (ok) return const_done(F, el, v, out);
-    el->cstate = CONST_FAILED;
-    return false;
+    return const_failed(F, el);
 }
 
 /* a division of constants by zero in x (the folder leaves it unfolded), or NULL */

@@ -9,7 +9,8 @@
  * except those that use instream()/actualstream(): they need the complete
  * connection sets, so they are deferred with their loop environment and
  * translated afterwards (flatten_deferred).  Array equations
- * give one scalar equation per element.  Relations and bindings are the
+ * give one scalar equation per element.  A `for` over variable arrays
+ * with affine subscripts gives templates instead (try_template below).  Relations and bindings are the
  * only contexts that may create flat variables: der(der(x)) gets the
  * helper x' (der_helper, handed to translation in the context).  Linear in
  * the expanded relations.
@@ -22,13 +23,17 @@
 static bool is_param_kind(FlatVarKind k) { return k == FV_PARAMETER || k == FV_CONSTANT; }
 
 void add_eq(Flattener *F, FlatEqKind k, Expr *l, Expr *r, const char *origin, Span sp) {
-    vec_push(F->arena, &F->m->eqs, ((FlatEq){.kind = k, .lhs = l, .rhs = r, .origin = origin, .span = sp}));
+    vec_push(F->arena, &F->m->eqs, ((FlatEq){.kind = k, .dom = F->tmpl, .lhs = l, .rhs = r, .origin = origin, .span = sp}));
 }
 
 /* der(der(x)): the inner derivative becomes a helper variable `x'` with
  * the equation x' = der(x) (one more unknown, one more equation), so the
  * outer der() differentiates an ordinary variable.  One helper per x. */
 static uint32_t der_helper(Flattener *F, uint32_t v, Span at) {
+    if (F->tmpl) { /* a new variable per instance: the ordinary way */
+        tmpl_refuse(F, at, "der(der(x)) in a template");
+        return v;
+    }
     uintptr_t have = (uintptr_t)hmap_get(&F->aux_der, (uint64_t)v + 1);
     if (have) return (uint32_t)(have - 1);
     Elem *src = F->var_elems.data[v];
@@ -230,11 +235,18 @@ static const char *shape_of(Flattener *F, Val *v) {
     return v->nd ? arena_printf(F->arena, "%u element%s", v->n, v->n == 1 ? "" : "s") : "a scalar";
 }
 
-/* an input written as one side of an equation outside its owner is given */
+/* an input written as one side of an equation outside its owner is given
+ * (x[i] of a template: in every instance) */
 static void mark_defined(Flattener *F, Inst *inst, Expr *x) {
-    if (x->kind != EXPR_VAR) return;
-    FlatVar *v = &F->m->vars.data[x->index];
-    if (v->conn == FC_INPUT && F->var_elems.data[x->index]->owner != inst) F->cs.var_defined[x->index] = 1;
+    if (x->kind != EXPR_VAR && !(x->kind == EXPR_AT && x->fn == EXPR_VAR)) return;
+    uint64_t n = x->kind == EXPR_AT ? F->tmpl->count : 1;
+    int64_t iv[EXPR_MAXIDX] = {0};
+    for (uint64_t p = 0; p < n; p++) {
+        if (x->kind == EXPR_AT) flat_dom_point(F->tmpl, p, iv);
+        uint32_t i = flat_leaf_var(x, iv);
+        FlatVar *v = &F->m->vars.data[i];
+        if (v->conn == FC_INPUT && F->var_elems.data[i]->owner != inst) F->cs.var_defined[i] = 1;
+    }
 }
 
 static void tr_guess(Flattener *F, AstNode *r, Val *l, Val *rhs) {
@@ -330,7 +342,155 @@ void flatten_deferred(Flattener *F) {
 
 static void walk(Flattener *F, Inst *inst, Env *env, AstList *rels);
 
+/* ---------- `for` equations as templates ----------
+ *
+ * A `for` (or a nest of them, up to EXPR_MAXIDX indices) over ranges of
+ * consecutive integers, whose body holds only equations (and structural
+ * `if`/`switch` around them), is translated once with each loop index
+ * bound to an affine function of EXPR_IDX(k): subscripts affine in the
+ * indices become EXPR_AT leaves (refs.c, tr_template_index), and every
+ * equation becomes one template over the box (FlatEq.dom).  The attempt is
+ * speculative: anything that needs an index as a number (a non-affine or
+ * out-of-range subscript, a condition on an index, a slice, a component
+ * array, der(der(x)), a parameter folded at compile time) refuses it, the
+ * equations written so far are dropped and the loop is flattened the
+ * ordinary way, which reports whatever is really wrong.  A descending
+ * range a:-1:b runs IDX from b to a with the index a + b - IDX, so the
+ * instances keep the scalar path's order. */
+
+void tmpl_refuse(Flattener *F, Span at, const char *why) {
+    (void)F;
+    diag_error(at, "cannot be a template: %s", why); /* inside diag_speculate: never shown */
+}
+
+bool tmpl_all_kind(Flattener *F, const Expr *at, FlatVarKind k, bool *none) {
+    int64_t iv[EXPR_MAXIDX];
+    uint64_t hits = 0;
+    for (uint64_t p = 0; p < F->tmpl->count; p++) {
+        flat_dom_point(F->tmpl, p, iv);
+        hits += F->m->vars.data[flat_leaf_var(at, iv)].kind == k;
+    }
+    *none = hits == 0;
+    return hits == F->tmpl->count;
+}
+
+static bool is_call_named(AstNode *e, const char *name) {
+    return e && e->kind == AST_CALL && e->call.callee->kind == AST_IDENT && !strcmp(e->call.callee->ident.name, name);
+}
+
+/* relations a template body may hold: equations (not guesses, instream or
+ * clock definitions) and structural if/switch around them */
+static bool tmpl_body_ok(Inst *inst, AstList *rels, int depth) {
+    for (uint32_t i = 0; i < rels->len; i++) {
+        AstNode *r = rels->items[i];
+        switch (r->kind) {
+        case AST_EQUATION:
+            if (r->eq.kind == EQ_GUESS || uses_instream(r) || is_call_named(r->eq.rhs, "sample")) return false;
+            if (r->eq.lhs && r->eq.lhs->kind == AST_IDENT && !inst_elem(inst, r->eq.lhs->ident.name)) return false;
+            break;
+        case AST_IF:
+            for (uint32_t b = 0; b < r->if_.branches.len; b++)
+                if (depth > 8 || !tmpl_body_ok(inst, &r->if_.branches.items[b]->branch.body, depth + 1)) return false;
+            break;
+        case AST_SWITCH:
+            for (uint32_t b = 0; b < r->switch_.cases.len; b++)
+                if (depth > 8 || !tmpl_body_ok(inst, &r->switch_.cases.items[b]->branch.body, depth + 1)) return false;
+            break;
+        case AST_ANALYSIS_POINT: case AST_CONTINUITY: break;
+        default: return false;
+        }
+    }
+    return true;
+}
+
+typedef struct {
+    AstNode *iter[EXPR_MAXIDX];
+    uint32_t n;
+    AstList *body;
+} ForNest;
+
+/* `for i in .., j in ..` and `for` directly inside `for`: one nest */
+static bool for_nest(AstNode *r, ForNest *f) {
+    f->n = 0;
+    for (;;) {
+        for (uint32_t i = 0; i < r->for_.iters.len; i++) {
+            if (f->n == EXPR_MAXIDX) return false;
+            f->iter[f->n++] = r->for_.iters.items[i];
+        }
+        f->body = &r->for_.body;
+        if (f->body->len != 1 || f->body->items[0]->kind != AST_FOR) return true;
+        r = f->body->items[0];
+    }
+}
+
+/* a range of consecutive integers (step 1 or -1): lo, n and the direction */
+static bool unit_range(const Val *v, int64_t *first, uint32_t *n, int *step) {
+    if (v->str || v->nd > 1 || v->n == 0) return false;
+    double a = val_at(v, 0)->value;
+    *step = v->n > 1 && val_at(v, 1)->value < a ? -1 : 1;
+    for (uint32_t i = 0; i < v->n; i++) {
+        double x = val_at(v, i)->value;
+        if (x != floor(x) || fabs(x) > 1e15 || x != a + (double)*step * i) return false;
+    }
+    *first = (int64_t)a;
+    *n = v->n;
+    return true;
+}
+
+/* bind the nest's indices (structural ranges, each evaluated with the
+ * outer indices bound) and fill the box; false if one is not a unit range */
+static bool bind_nest(Flattener *F, Inst *inst, Env **env, ForNest *f, FlatDom *d, uint64_t *work) {
+    d->nd = (uint8_t)f->n;
+    d->count = 1;
+    *work = 0;
+    for (uint32_t k = 0; k < EXPR_MAXIDX; k++) d->n[k] = 1;
+    for (uint32_t k = 0; k < f->n; k++) {
+        Val range;
+        int64_t first;
+        int step;
+        if (!const_val(F, tx_in(inst, *env), f->iter[k]->iter.range, &range) ||
+            !unit_range(&range, &first, &d->n[k], &step))
+            return false;
+        d->lo[k] = step > 0 ? first : first - (int64_t)d->n[k] + 1;
+        d->count *= d->n[k];
+        *work += d->count; /* what the ordinary way charges: every iteration of every level */
+        Expr *ix = expr_idx(F->ctx, k);
+        if (step < 0) ix = expr_sub(F->ctx, expr_const(F->ctx, (double)(first + d->lo[k])), ix);
+        *env = env_push(F, *env, f->iter[k]->iter.name, val_scalar(ix));
+    }
+    return d->count > 1;
+}
+
+static bool try_template(Flattener *F, Inst *inst, Env *env, AstNode *r) {
+    ForNest f;
+    if (F->clk || F->tmpl || !for_nest(r, &f) || !tmpl_body_ok(inst, f.body, 0)) return false;
+    FlatDom *d = ARENA_NEW(F->arena, FlatDom);
+    uint32_t neq = F->m->eqs.len, nvar = F->m->vars.len, ndef = F->deferred.len;
+    uint64_t work, work0 = F->work;
+    diag_speculate_begin();
+    F->speculating = true;
+    bool ok = bind_nest(F, inst, &env, &f, d, &work) && work <= F->work_limit - F->work;
+    if (ok) {
+        F->tmpl = d;
+        walk(F, inst, env, f.body);
+        F->tmpl = NULL;
+    }
+    F->speculating = false;
+    for (uint32_t i = 0; i < F->spec_failed.len; i++) F->spec_failed.data[i]->cstate = CONST_UNSEEN;
+    F->spec_failed.len = 0;
+    ok &= diag_speculate_end() == 0 && F->m->vars.len == nvar && F->deferred.len == ndef;
+    ok &= work <= F->work_limit - work0;
+    F->work = work0;
+    if (!ok) {
+        F->m->eqs.len = neq;
+        return false;
+    }
+    F->work += work; /* what the ordinary way charges for the iterations */
+    return true;
+}
+
 static void walk_for(Flattener *F, Inst *inst, Env *env, AstNode *r, uint32_t k) {
+    if (k == 0 && try_template(F, inst, env, r)) return;
     if (k == r->for_.iters.len) {
         walk(F, inst, env, &r->for_.body);
         return;

@@ -10,6 +10,18 @@
  * Every equation keeps its origin (instance path + source span) so later
  * phases can point at the modeler's line.
  *
+ * Arrays (docs/ARCHITECTURE.md, "Arrays: array-preserving compilation"):
+ * variables stay one FlatVar per scalar (x[1] .. x[n] consecutive,
+ * row-major), and FlatModel.arrays gives the shape of every declared array
+ * variable.  An equation with a domain (FlatEq.dom != NULL) is a template:
+ * it stands for one scalar equation per point of its iteration box, the
+ * template with EXPR_IDX(k) = lo[k] + i_k, over EXPR_AT leaves whose index
+ * is affine in the IDX.  Consecutive templates with the same dom pointer
+ * are the body of one loop: scalarized instance-major (instance 0 of each,
+ * then instance 1 of each, ...), the order the scalar path writes them in.
+ * Code that walks `eqs` handles templates (flat_eq_count, the instance
+ * helpers below) or calls flat_scalarize first.
+ *
  * Clocks (docs/LANGUAGE.md, "Clocks"): after clock inference every variable
  * is continuous (clock 0) or on one clock (1 + index into `clocks`).  A
  * clocked variable has kind FV_DISCRETE and is computed by the equations of
@@ -75,8 +87,29 @@ typedef enum {
                               variables) read at each tick */
 } FlatEqKind;
 
+/* The iteration box of a template: IDX(k) runs over lo[k] .. lo[k]+n[k]-1
+ * (unit stride), the last dimension fastest; instance number
+ * ((i0 n1 + i1) n2 + i2) with 0 <= ik < n[k]. */
+typedef struct FlatDom {
+    uint8_t nd;            /* 1..EXPR_MAXIDX */
+    int64_t lo[EXPR_MAXIDX];
+    uint32_t n[EXPR_MAXIDX]; /* n[k] = 1 for k >= nd */
+    uint64_t count;        /* n[0] n[1] n[2] */
+} FlatDom;
+
+/* The shape of a declared array variable: element (s1, .., s_nd) (1-based)
+ * is flat variable first + row-major offset. */
+typedef struct FlatArray {
+    const char *name;      /* dotted path of the array (`ladder.v`) */
+    uint32_t first;        /* its first flat variable */
+    uint32_t n;            /* number of elements */
+    uint8_t nd;            /* 1..3 (arrays of more dimensions are not listed) */
+    uint32_t dims[EXPR_MAXIDX];
+} FlatArray;
+
 typedef struct FlatEq {
     FlatEqKind kind;
+    const FlatDom *dom;    /* NULL: a scalar equation; else a template */
     Expr *lhs, *rhs;       /* lhs = rhs */
     const char *origin;    /* instance path where it was written ("" = top);
                               for an override, where it came from ("--initial") */
@@ -127,6 +160,7 @@ typedef struct FlatModel {
     const char *name;      /* qualified name of the flattened component */
     Vec(FlatVar) vars;
     Vec(FlatEq) eqs;
+    Vec(FlatArray) arrays; /* shapes of declared array variables, by first */
     Vec(FlatAssert) asserts;
     Vec(FlatClock) clocks;
     FlatSettings settings; /* from an analysis; settings.has false otherwise */
@@ -135,6 +169,30 @@ typedef struct FlatModel {
                               of freedom) that the component does not compute: the
                               balance rule does not count them as unknowns */
 } FlatModel;
+
+/* ---------- templates (scalarize.c) ---------- */
+
+/* Scalar equations q stands for: 1, or its domain's count. */
+static inline uint64_t flat_eq_count(const FlatEq *q) { return q->dom ? q->dom->count : 1; }
+/* The induction values iv[0..2] of instance `inst` of dom. */
+void flat_dom_point(const FlatDom *dom, uint64_t inst, int64_t *iv);
+/* The flat variable an indexed leaf (EXPR_AT of VAR or DER) or a plain
+ * VAR/DER leaf reads at induction values iv. */
+uint32_t flat_leaf_var(const Expr *leaf, const int64_t *iv);
+/* Instance `inst` of template q as a scalar equation (q itself when scalar),
+ * built with the ordinary constructors: the equation the scalar path writes. */
+FlatEq flat_scalarize_eq(FlatModel *m, const FlatEq *q, uint64_t inst);
+/* Every template of m replaced by its scalar equations, in the scalar
+ * path's order (`--scalarize`; the structure phase's entry).  Linear in
+ * the scalar equations. */
+void flat_scalarize(FlatModel *m);
+/* `--scalarize`: flatten() returns the model scalarized (every template
+ * expanded), the scalar path the array path is compared with. */
+void flat_set_scalarize(bool on);
+/* Does m hold any template? */
+bool flat_has_templates(const FlatModel *m);
+/* The array whose elements include flat variable v, or NULL (binary search). */
+const FlatArray *flat_array_of(const FlatModel *m, uint32_t v);
 
 /* The component's own inputs (not probes `u = sub.y`) become FV_INPUT when
  * the equations leave them to its user (balanced with them given, not
@@ -188,6 +246,9 @@ void flat_fold_constants(FlatModel *m);
 
 /* Print an expression of the flat model with dotted names. */
 void flat_print_expr(FILE *out, const FlatModel *m, const Expr *e);
+/* The same for an expression of a template over `dom` (indexed leaves as
+ * `x[i1 + 1]`); dom NULL: as flat_print_expr. */
+void flat_print_expr_in(FILE *out, const FlatModel *m, const FlatDom *dom, const Expr *e);
 
 /* Units (units_check.c, docs/UNITS.md): warnings, errors if as_error; returns how many. */
 unsigned flat_check_units(const FlatModel *m, bool as_error);

@@ -11,14 +11,20 @@
 #include <string.h>
 
 static uint64_t work_limit = FLAT_WORK_DEFAULT;
+static bool scalarize_all;
 
 void flat_set_work_limit(uint64_t n) { work_limit = n; }
+void flat_set_scalarize(bool on) { scalarize_all = on; }
 
 bool flat_charge(Flattener *F, uint64_t n, Span at) {
     if (F->over_budget) return false;
     if (n <= F->work_limit - F->work) {
         F->work += n;
         return true;
+    }
+    if (F->speculating) { /* a template attempt: the ordinary way reports it */
+        diag_error(at, "over the budget of structural work");
+        return false;
     }
     F->over_budget = true;
     diag_error(at, "expanding this exceeds the limit on structural work (%llu array elements, range "
@@ -56,6 +62,7 @@ static FlatModel *flatten_from(Flattener *F, Def *d, PendingVec *mods) {
     if (F->over_budget) return NULL; /* the relations are incomplete: no follow-on errors */
     connect_prepare_sets(F);
     flatten_deferred(F);
+    if (F->clk) flat_scalarize(F->m); /* clock inference works on scalar equations */
     uint32_t nrel = F->m->eqs.len;
     flatten_connections(F);
     clock_infer(F, nrel);
@@ -74,8 +81,9 @@ FlatModel *flatten(Program *p, Def *d, ExprCtx *ctx) {
     F.m = ARENA_NEW(p->arena, FlatModel);
     F.m->ctx = ctx;
     F.m->name = d->qname;
-    if (d->node->kind == AST_ANALYSIS) return flatten_analysis(&F, d);
-    return flatten_from(&F, d, NULL);
+    FlatModel *m = d->node->kind == AST_ANALYSIS ? flatten_analysis(&F, d) : flatten_from(&F, d, NULL);
+    if (m && scalarize_all) flat_scalarize(m);
+    return m;
 }
 
 FlatModel *flatten_model_of(Flattener *F, Def *d, PendingVec *mods) { return flatten_from(F, d, mods); }
@@ -139,16 +147,95 @@ void flat_fold_constants(FlatModel *m) {
 
 /* ---------- dump ---------- */
 
+/* `2*i1 - i2 + 1` */
+static void print_affine(FILE *out, const ExprAffine *a) {
+    bool any = false;
+    for (uint32_t k = 1; k <= EXPR_MAXIDX; k++) {
+        int64_t c = a->c[k];
+        if (!c) continue;
+        if (any) fputs(c < 0 ? " - " : " + ", out);
+        else if (c < 0) fputc('-', out);
+        if (c != 1 && c != -1) fprintf(out, "%lld*", (long long)(c < 0 ? -c : c));
+        fprintf(out, "i%u", k);
+        any = true;
+    }
+    if (a->c[0] || !any)
+        fprintf(out, any ? (a->c[0] < 0 ? " - %lld" : " + %lld") : "%lld",
+                (long long)(any && a->c[0] < 0 ? -a->c[0] : a->c[0]));
+}
+
+/* flat offset o (affine, from the array's first element) as one subscript
+ * per dimension: each loop index's coefficient goes to the dimension whose
+ * stride it is a multiple of; false when that does not reproduce o */
+static bool subscripts_of(const FlatArray *a, const ExprAffine *o, ExprAffine *sub) {
+    int64_t stride[EXPR_MAXIDX];
+    for (int d = a->nd - 1; d >= 0; d--) stride[d] = d == a->nd - 1 ? 1 : stride[d + 1] * a->dims[d + 1];
+    memset(sub, 0, sizeof *sub * a->nd);
+    int64_t rest = o->c[0];
+    for (uint32_t k = 1; k <= EXPR_MAXIDX; k++) {
+        int64_t c = o->c[k];
+        if (!c) continue;
+        uint32_t d = 0;
+        while (d + 1 < a->nd && (c % stride[d] != 0)) d++;
+        if (c % stride[d]) return false;
+        sub[d].c[k] = c / stride[d];
+    }
+    for (uint32_t d = 0; d < a->nd; d++) { /* the constant parts, mixed radix */
+        sub[d].c[0] = rest / stride[d] + 1;
+        rest -= (sub[d].c[0] - 1) * stride[d];
+    }
+    return rest == 0;
+}
+
+typedef struct { const FlatModel *m; const FlatDom *dom; } Printing;
+
+/* an indexed leaf: `v[i1 + 1]` (its array found at the box's first point),
+ * else the flat form `{offset}` */
+static void at_name(FILE *out, const Printing *p, const Expr *e) {
+    ExprAffine o, sub[EXPR_MAXIDX];
+    const FlatArray *a = NULL;
+    bool ok = expr_affine_of(e->args[0], &o);
+    if (ok && p->dom) {
+        int64_t iv[EXPR_MAXIDX];
+        flat_dom_point(p->dom, 0, iv);
+        a = flat_array_of(p->m, (uint32_t)expr_affine_at(&o, iv));
+    }
+    if (e->fn == EXPR_DER) fputs("der(", out);
+    if (a) o.c[0] -= a->first;
+    if (a && subscripts_of(a, &o, sub)) {
+        fprintf(out, "%s[", a->name);
+        for (uint32_t d = 0; d < a->nd; d++) {
+            if (d) fputs(", ", out);
+            print_affine(out, &sub[d]);
+        }
+        fputc(']', out);
+    } else {
+        fputs(a ? a->name : "", out);
+        fputc('{', out);
+        if (ok) print_affine(out, &o);
+        fputc('}', out);
+    }
+    if (e->fn == EXPR_DER) fputc(')', out);
+}
+
 static void leaf_name(void *ud, FILE *out, const Expr *e) {
-    const FlatModel *m = ud;
+    const Printing *p = ud;
+    const FlatModel *m = p->m;
+    if (e->kind == EXPR_AT) {
+        at_name(out, p, e);
+        return;
+    }
     const char *n = e->index < m->vars.len ? m->vars.data[e->index].name : "?";
     if (e->kind == EXPR_DER) fprintf(out, "der(%s)", n);
     else fputs(n, out);
 }
 
-void flat_print_expr(FILE *out, const FlatModel *m, const Expr *e) {
-    expr_print(out, e, leaf_name, (void *)m);
+void flat_print_expr_in(FILE *out, const FlatModel *m, const FlatDom *dom, const Expr *e) {
+    Printing p = {m, dom};
+    expr_print(out, e, leaf_name, &p);
 }
+
+void flat_print_expr(FILE *out, const FlatModel *m, const Expr *e) { flat_print_expr_in(out, m, NULL, e); }
 
 static const char *kind_name(FlatVarKind k) {
     switch (k) {
@@ -202,9 +289,12 @@ static void dump_eq(FILE *out, const FlatModel *m, const FlatEq *q) {
     if (f) src_line_col(f, q->span.lo, &line, &col);
     fputs(q->kind == FE_INITIAL ? (q->is_override ? "  initial (override) " : "  initial ") : "  ", out);
     if (q->clock) fprintf(out, "@%s: ", m->clocks.data[q->clock - 1].name);
-    flat_print_expr(out, m, q->lhs);
+    for (uint32_t k = 0; q->dom && k < q->dom->nd; k++)
+        fprintf(out, "%si%u in %lld:%lld%s", k ? ", " : "for ", k + 1, (long long)q->dom->lo[k],
+                (long long)(q->dom->lo[k] + q->dom->n[k] - 1), k + 1 == q->dom->nd ? ": " : "");
+    flat_print_expr_in(out, m, q->dom, q->lhs);
     fputs(q->kind == FE_SAMPLE ? " = sample(" : " = ", out);
-    flat_print_expr(out, m, q->rhs);
+    flat_print_expr_in(out, m, q->dom, q->rhs);
     if (q->kind == FE_SAMPLE) fputc(')', out);
     fprintf(out, "    # %s @%u:%u\n", q->origin[0] ? q->origin : "<top>", line, col);
 }
@@ -240,7 +330,8 @@ void flat_dump(FILE *out, const FlatModel *m) {
     fprintf(out, "model %s\n", m->name);
     dump_settings(out, &m->settings);
     dump_clocks(out, m);
-    uint32_t neq = 0, nunk = 0;
+    uint64_t neq = 0;
+    uint32_t nunk = 0;
     for (uint32_t i = 0; i < m->vars.len; i++) {
         dump_var(out, m, &m->vars.data[i]);
         nunk += flat_kind_is_unknown(m->vars.data[i].kind);
@@ -248,12 +339,12 @@ void flat_dump(FILE *out, const FlatModel *m) {
     fputs("equations\n", out);
     for (uint32_t i = 0; i < m->eqs.len; i++) {
         dump_eq(out, m, &m->eqs.data[i]);
-        neq += flat_eq_is_regular(m->eqs.data[i].kind);
+        neq += flat_eq_is_regular(m->eqs.data[i].kind) * flat_eq_count(&m->eqs.data[i]);
     }
     for (uint32_t i = 0; i < m->asserts.len; i++) {
         fputs("  assert(", out);
         flat_print_expr(out, m, m->asserts.data[i].cond);
         fprintf(out, ", \"%s\")\n", m->asserts.data[i].message);
     }
-    fprintf(out, "end  # %u equations, %u unknowns\n", neq, nunk);
+    fprintf(out, "end  # %llu equations, %u unknowns\n", (unsigned long long)neq, nunk);
 }

@@ -10,14 +10,18 @@
  * Arrays are scalarized: an array element (variable or parameter) owns `n`
  * consecutive flat variables in row-major order; a component array owns `n`
  * child instances.  Expressions translate to Vals: a shape and one Expr per
- * element (a scalar is a Val with nd = 0).
+ * element (a scalar is a Val with nd = 0).  A `for` equation may instead be
+ * translated once as a template over its iteration box (equations.c,
+ * try_template; F->tmpl set while it is), its loop indices bound to affine
+ * functions of EXPR_IDX.
  *
  * Files, in pipeline order: instance.c (the tree), refs.c (what a name
  * denotes), consts.c (structural values), translate.c (expression -> Val,
  * with val.c for the algebra on Vals, structs.c for struct values,
  * builtins.c and functions.c for calls), equations.c (bindings and
  * relations), connect.c (connection sets), balance.c, units_check.c,
- * analysis.c, flatten.c (entry point and dump).  Translation takes its
+ * analysis.c, scalarize.c (templates -> scalar equations), flatten.c
+ * (entry point and dump).  Translation takes its
  * context (Tx) by value; the Flattener holds only what the whole
  * flattening shares (the model, the instance tree, the connection sets). */
 #ifndef DYADC_FLATTEN_INTERNAL_H
@@ -205,6 +209,12 @@ struct Flattener {
     struct ClockState *clk; /* clock parameters, links, helpers (clocks.c); NULL until used */
     uint64_t work, work_limit; /* structural work done, and the budget (flat_charge) */
     bool over_budget;       /* the budget ran out (reported once): stop expanding */
+    const FlatDom *tmpl;    /* while a `for` is tried as templates (equations.c):
+                               its box; loop indices are affine in EXPR_IDX */
+    bool speculating;       /* inside that attempt (diag_speculate): running out
+                               of budget fails the attempt, not the flattening */
+    Vec(Elem *) spec_failed; /* structural values that failed inside it (their
+                               errors were not shown): evaluated again after it */
 };
 
 /* flatten.c: n more steps of structural work at `at`; false (after one
@@ -281,6 +291,16 @@ void add_eq(Flattener *F, FlatEqKind k, Expr *l, Expr *r, const char *origin, Sp
 void flatten_bindings(Flattener *F);
 void flatten_relations(Flattener *F, Inst *inst);
 void flatten_deferred(Flattener *F);
+
+/* equations.c: the box of the template being translated fails to be one
+ * (a subscript that is not affine, out of range in some instance, ...):
+ * the `for` is flattened the ordinary way, which reports what is wrong. */
+void tmpl_refuse(Flattener *F, Span at, const char *why);
+/* every instance of the box (F->tmpl) reads a flat variable of kind k
+ * through the indexed leaf `at`? (none: *none set) */
+bool tmpl_all_kind(Flattener *F, const Expr *at, FlatVarKind k, bool *none);
+/* translate.c: `x[i]` with a subscript affine in the template's IDX */
+int tr_template_index(Flattener *F, Tx t, AstNode *e, Ref *b, Val *out);
 
 /* connect.c */
 void connect_init(Flattener *F);

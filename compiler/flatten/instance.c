@@ -404,6 +404,11 @@ static void new_flat_vars(Flattener *F, Inst *inst, Elem *e) {
         vec_push(F->arena, &F->var_elems, e);
         vec_push(F->arena, &F->var_elem_off, i);
     }
+    if (e->nd >= 1 && e->nd <= EXPR_MAXIDX && e->n) { /* its shape (flat.h, FlatArray) */
+        FlatArray a = {.name = base, .first = e->var, .n = e->n, .nd = e->nd};
+        for (uint32_t k = 0; k < e->nd; k++) a.dims[k] = e->dims[k];
+        vec_push(F->arena, &F->m->arrays, a);
+    }
 }
 
 static bool set_dims(Elem *e, uint32_t nd, const uint32_t *dims, Span at) {

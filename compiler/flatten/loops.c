@@ -207,6 +207,7 @@ void flatten_orientation_loops(Flattener *F) {
     bool any = false;
     for (uint32_t v = 0; v < n && !any; v++) any = matrix_of(F, v) == v;
     if (!any) return;
+    flat_scalarize(F->m); /* the defining equations are read per scalar */
     Loops L = {F, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NO_VAR};
     L.uf = ARENA_ARRAY(F->arena, uint32_t, n);
     L.def_count = ARENA_ARRAY(F->arena, uint32_t, n);

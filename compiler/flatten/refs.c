@@ -281,3 +281,61 @@ bool resolve_ref(Flattener *F, Tx t, AstNode *e, bool report, Ref *out) {
     if (report) diag_error(e->span, "expected a component reference");
     return false;
 }
+
+/* ---------- subscripts of templates ---------- */
+
+/* the least and greatest value of affine form a over the box */
+static void affine_bounds(const FlatDom *d, const ExprAffine *a, int64_t *lo, int64_t *hi) {
+    *lo = *hi = a->c[0];
+    for (uint32_t k = 0; k < d->nd; k++) {
+        int64_t x = a->c[k + 1] * d->lo[k], y = a->c[k + 1] * (d->lo[k] + (int64_t)d->n[k] - 1);
+        *lo += x < y ? x : y;
+        *hi += x < y ? y : x;
+    }
+}
+
+/* one subscript as an affine form over the template's IDX, in range
+ * 1..d in every instance */
+static bool template_subscript(Flattener *F, Tx t, AstNode *s, uint32_t d, ExprAffine *a) {
+    double x;
+    t.end = d;
+    if (fast_num(t, s, &x)) {
+        memset(a, 0, sizeof *a);
+        if (x != floor(x) || x < 1 || x > d) return false;
+        a->c[0] = (int64_t)x;
+        return true;
+    }
+    Val v;
+    if (s->kind == AST_COLON || !tr_val(F, tx_structural(t), s, &v) || v.nd || v.str || v.missing) return false;
+    int64_t lo, hi;
+    if (!expr_affine_of(v.s, a)) return false;
+    affine_bounds(F->tmpl, a, &lo, &hi);
+    return lo >= 1 && hi <= (int64_t)d;
+}
+
+int tr_template_index(Flattener *F, Tx t, AstNode *e, Ref *b, Val *out) {
+    Elem *el = b->var;
+    AstList *subs = &e->index.subs;
+    ExprAffine off = {{0}}, s;
+    bool symbolic = false;
+    for (uint32_t k = 0; k < el->nd; k++) {
+        if (!template_subscript(F, t, subs->items[k], el->dims[k], &s)) {
+            tmpl_refuse(F, subs->items[k]->span, "a subscript that is not affine in the loop indices, or out of range");
+            return -1;
+        }
+        for (uint32_t j = 0; j <= EXPR_MAXIDX; j++) {
+            off.c[j] = off.c[j] * el->dims[k] + s.c[j];
+            symbolic |= j > 0 && s.c[j] != 0;
+        }
+        off.c[0] -= 1;
+    }
+    if (!symbolic) return 0;
+    bool known = elem_is_param_like(el) && (el->is_structural || el->vkind == VAR_CONSTANT);
+    if (known || t.structural || el->owner->is_analysis || el->var == NO_VAR) {
+        tmpl_refuse(F, e->span, "an indexed value known at compile time");
+        return -1;
+    }
+    off.c[0] += el->var;
+    *out = val_scalar(expr_at(F->ctx, EXPR_VAR, expr_affine_expr(F->ctx, &off)));
+    return 1;
+}

@@ -92,6 +92,8 @@ static bool tr_index_name(Flattener *F, Tx t, AstNode *e, Val *out) {
     AstNode *base = e->index.base;
     bool direct = !subs_have_slice(&e->index.subs) && !(base->kind == AST_IDENT && env_find(t.env, base->ident.name));
     if (direct && resolve_ref(F, t, base, false, &b) && b.var && b.var->nd == e->index.subs.len) {
+        int tmpl = F->tmpl ? tr_template_index(F, t, e, &b, out) : 0;
+        if (tmpl) return tmpl > 0;
         uint32_t off;
         if (!ref_const_offset(F, t, base, &e->index.subs, b.var->nd, b.var->dims, &off, true)) return false;
         b.off = off;
@@ -298,6 +300,13 @@ static bool tr_comprehension(Flattener *F, Tx t, AstNode *e, Val *out) {
 
 static Expr *der_leaf(void *ud, Expr *leaf) {
     Flattener *F = ud;
+    if (leaf->kind == EXPR_AT) { /* x[i] of a template: der(x)[i] when every x[i] is a variable */
+        bool none = false;
+        if (leaf->fn == EXPR_VAR && tmpl_all_kind(F, leaf, FV_VARIABLE, &none))
+            return expr_at(F->ctx, EXPR_DER, leaf->args[0]);
+        if (leaf->fn != EXPR_VAR || !none) tmpl_refuse(F, (Span){0}, "der() of an indexed leaf");
+        return NULL;
+    }
     if (leaf->kind == EXPR_VAR) {
         FlatVarKind k = F->m->vars.data[leaf->index].kind;
         if (k == FV_VARIABLE) return expr_leaf(F->ctx, EXPR_DER, leaf->index);
@@ -345,6 +354,10 @@ static Expr *der_elem(Flattener *F, Tx t, AstNode *call, Expr *x) {
     }
     if (x->kind == EXPR_VAR && F->m->vars.data[x->index].kind == FV_VARIABLE)
         return expr_leaf(F->ctx, EXPR_DER, x->index);
+    if (x->kind == EXPR_AT) {
+        Expr *d = der_leaf(F, x);
+        return d ? d : expr_const(F->ctx, 0);
+    }
     return expr_dt(F->ctx, x, der_leaf, F);
 }
 

@@ -51,7 +51,24 @@ typedef struct Checker {
     char msg[768];
     char key[512];         /* what identifies the mismatch besides its span */
     unsigned count;        /* diagnostics issued */
+    const FlatDom *dom;    /* the current relation's box (a template), or NULL */
+    bool *arr_uniform;     /* per FlatModel.arrays: every element has the same units */
 } Checker;
+
+/* the variable a VAR/DER leaf or an indexed leaf reads (for an indexed
+ * leaf: its first instance; only used where its whole array has one unit) */
+static uint32_t leaf_var(const Checker *C, const Expr *leaf) {
+    int64_t iv[EXPR_MAXIDX] = {0};
+    if (leaf->kind == EXPR_AT && C->dom) flat_dom_point(C->dom, 0, iv);
+    return flat_leaf_var(leaf, iv);
+}
+
+/* the VAR and DER leaves of e, indexed ones included */
+static void unit_leaves(const Checker *C, Expr *e, ExprVec *out) {
+    expr_leaves(C->m->ctx, e, EXPR_VAR, out);
+    expr_leaves(C->m->ctx, e, EXPR_DER, out);
+    expr_leaves(C->m->ctx, e, EXPR_AT, out);
+}
 
 /* ---------- once-per-process deduplication ---------- */
 
@@ -115,10 +132,13 @@ static const char *show(Checker *C, const Dim *d, char *buf, size_t n) {
         C->leaves.len = 0;
         expr_leaves(C->m->ctx, C->lhs, EXPR_VAR, &C->leaves);
         expr_leaves(C->m->ctx, C->rhs, EXPR_VAR, &C->leaves);
+        expr_leaves(C->m->ctx, C->lhs, EXPR_AT, &C->leaves);
+        expr_leaves(C->m->ctx, C->rhs, EXPR_AT, &C->leaves);
         C->have_leaves = true;
     }
     for (uint32_t i = 0; i < C->leaves.len && !name; i++) {
-        uint32_t v = C->leaves.data[i]->index;
+        if (C->leaves.data[i]->kind == EXPR_AT && C->leaves.data[i]->fn != EXPR_VAR) continue;
+        uint32_t v = leaf_var(C, C->leaves.data[i]);
         if (C->var_has[v] && unit_same_dim(&C->var_unit[v], &d->u)) name = C->m->vars.data[v].units;
     }
     if (!name) name = unit_si_name(&d->u);
@@ -214,10 +234,9 @@ static Dim power(Checker *C, const Expr *e) {
  * without units is the common idiom; only time makes it seconds there) */
 static bool reads_unit_var(Checker *C, const Expr *e) {
     ExprVec v = {0};
-    expr_leaves(C->m->ctx, (Expr *)e, EXPR_VAR, &v);
-    expr_leaves(C->m->ctx, (Expr *)e, EXPR_DER, &v);
+    unit_leaves(C, (Expr *)e, &v);
     for (uint32_t i = 0; i < v.len; i++)
-        if (C->var_has[v.data[i]->index]) return true;
+        if (C->var_has[leaf_var(C, v.data[i])]) return true;
     return false;
 }
 
@@ -265,6 +284,10 @@ static Dim infer_node(Checker *C, const Expr *e) {
     case EXPR_VAR: return var_dim(C, e->index, false);
     case EXPR_DER: return var_dim(C, e->index, true);
     case EXPR_Y: case EXPR_YP: case EXPR_P: case EXPR_Z: case EXPR_MODE: return dim_unknown;
+    case EXPR_IDX: return dim_const; /* a loop index, a number in the scalar equation */
+    case EXPR_AT:
+        if (e->fn != EXPR_VAR && e->fn != EXPR_DER) return dim_unknown;
+        return var_dim(C, leaf_var(C, e), e->fn == EXPR_DER);
     case EXPR_ADD: return join(C, e, "+", infer(C, e->args[0]), infer(C, e->args[1]));
     case EXPR_NEG: return infer(C, e->args[0]);
     case EXPR_MUL: return product(infer(C, e->args[0]), infer(C, e->args[1]), false);
@@ -350,6 +373,48 @@ static void parse_var_units(Checker *C, Arena *a) {
     }
 }
 
+/* which arrays have one unit for all their elements */
+static void uniform_arrays(Checker *C, Arena *a) {
+    const FlatModel *m = C->m;
+    C->arr_uniform = ARENA_ARRAY(a, bool, m->arrays.len + 1);
+    for (uint32_t k = 0; k < m->arrays.len; k++) {
+        const FlatArray *r = &m->arrays.data[k];
+        const char *u = m->vars.data[r->first].units;
+        bool same = true;
+        for (uint32_t v = r->first + 1; v < r->first + r->n && same; v++) {
+            const char *w = m->vars.data[v].units;
+            same = u == w || (u && w && !strcmp(u, w));
+        }
+        C->arr_uniform[k] = same;
+    }
+}
+
+/* a template's units are those of its first instance when every indexed
+ * leaf reads an array of one unit (the memo is then instance-free) */
+static bool template_uniform(Checker *C, const FlatEq *q) {
+    ExprVec v = {0};
+    expr_leaves(C->m->ctx, q->lhs, EXPR_AT, &v);
+    expr_leaves(C->m->ctx, q->rhs, EXPR_AT, &v);
+    for (uint32_t i = 0; i < v.len; i++) {
+        const FlatArray *r = flat_array_of(C->m, leaf_var(C, v.data[i]));
+        if (!r || !C->arr_uniform[r - C->m->arrays.data]) return false;
+    }
+    return true;
+}
+
+static void check_eq(Checker *C, const FlatEq *q) {
+    C->dom = q->dom;
+    if (!q->dom || template_uniform(C, q)) {
+        check_relation(C, q->lhs, q->rhs, q->span, NULL, NULL);
+        return;
+    }
+    C->dom = NULL;
+    for (uint64_t p = 0; p < q->dom->count; p++) { /* units differ between instances */
+        FlatEq s = flat_scalarize_eq((FlatModel *)C->m, q, p);
+        check_relation(C, s.lhs, s.rhs, s.span, NULL, NULL);
+    }
+}
+
 unsigned flat_check_units(const FlatModel *m, bool as_error) {
     Checker C = {.m = m, .as_error = as_error};
     Arena *a = expr_ctx_arena(m->ctx);
@@ -370,8 +435,9 @@ unsigned flat_check_units(const FlatModel *m, bool as_error) {
         if (v->value) check_relation(&C, x, v->value, v->span, v->name, "value");
         if (v->guess) check_relation(&C, x, v->guess, v->span, v->name, "guess");
     }
-    for (uint32_t i = 0; i < m->eqs.len; i++)
-        check_relation(&C, m->eqs.data[i].lhs, m->eqs.data[i].rhs, m->eqs.data[i].span, NULL, NULL);
+    uniform_arrays(&C, a);
+    for (uint32_t i = 0; i < m->eqs.len; i++) check_eq(&C, &m->eqs.data[i]);
+    C.dom = NULL;
     for (uint32_t i = 0; i < m->asserts.len; i++) {
         Expr *cond = m->asserts.data[i].cond;
         check_relation(&C, cond, cond, m->asserts.data[i].span, NULL, NULL);

@@ -439,6 +439,9 @@ System *structure(FlatModel *m) { return structure_with(m, &(StructOptions){0});
 
 System *structure_with(FlatModel *m, const StructOptions *o) {
     unsigned errors = diag_error_count();
+    double ts = timing_now();
+    flat_scalarize(m); /* array stage 2: templates enter as their scalar equations */
+    timing_sub("structure.scalarize", &ts);
     flat_fold_constants(m); /* structural parameters by value: their zeros vanish */
     St t = {0};
     t.m = m;

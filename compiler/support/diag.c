@@ -21,6 +21,17 @@ static bool diag_color, diag_werror, diag_internal_seen;
 static unsigned nerrors, nwarnings;           /* every error/warning reported */
 static unsigned shown_errors, shown_warnings; /* of which printed */
 static bool quiet_notes;                      /* the last error/warning was a repeat */
+static unsigned speculating, speculated;      /* diag_speculate_begin nesting; diagnostics while in it */
+
+void diag_speculate_begin(void) {
+    if (!speculating++) speculated = 0;
+}
+
+unsigned diag_speculate_end(void) {
+    unsigned n = speculated;
+    if (speculating) speculating--;
+    return n;
+}
 
 static struct {
     uint64_t *keys; /* open addressing, 0 = empty */
@@ -121,6 +132,10 @@ static const char *level_name(DiagLevel lvl) {
 }
 
 void diag_vat(DiagLevel lvl, Span sp, const char *fmt, va_list ap) {
+    if (speculating) { /* an attempt that will be redone if it says anything */
+        speculated += lvl != DIAG_NOTE;
+        return;
+    }
     if (lvl == DIAG_WARNING && diag_werror) lvl = DIAG_ERROR;
     if (lvl == DIAG_ERROR) nerrors++;
     if (lvl == DIAG_WARNING) nwarnings++;

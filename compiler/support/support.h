@@ -129,6 +129,12 @@ unsigned diag_errors_shown(void);
 unsigned diag_warnings_shown(void);
 bool diag_had_internal(void);
 void diag_reset(void);
+/* Speculation: between begin and end nothing is printed or counted; end
+ * returns how many errors and warnings were reported meanwhile.  For an
+ * attempt whose every complaint means "do it the ordinary way instead"
+ * (flatten's `for` templates), which then reports them for real. */
+void diag_speculate_begin(void);
+unsigned diag_speculate_end(void);
 
 /* ---------- pass timing (--time-passes) ----------
  * timing_phase/timing_sub print the wall and CPU time since *t0 (and the peak memory)

@@ -21,7 +21,7 @@ static bool timing_on;
 void timing_enable(bool on) { timing_on = on; }
 bool timing_enabled(void) { return timing_on; }
 
-enum { RING = 16 };
+enum { RING = 64 }; /* enough for a phase and all its sub-passes */
 static _Thread_local struct { double wall, cpu; } ring[RING]; /* the last timing_now samples */
 static _Thread_local unsigned ring_next;
 

@@ -88,13 +88,13 @@ static Expr *derive(Deriver *d, Expr *root) {
         Expr *e = st.data[st.len - 1];
         if (hmap_get(d->memo, dkey(d, e))) { st.len--; continue; }
         Expr *da[3] = {0};
-        bool ready = true;
-        for (int i = 0; i < e->nargs; i++) {
+        bool ready = true, leaf = !e->nargs || e->kind == EXPR_AT; /* an indexed leaf is a leaf */
+        for (int i = 0; i < e->nargs && !leaf; i++) {
             da[i] = hmap_get(d->memo, dkey(d, e->args[i]));
             if (!da[i]) { vec_push(d->c->scratch, &st, e->args[i]); ready = false; }
         }
         if (!ready) continue;
-        Expr *v = e->nargs ? chain(d->c, e, da) : d->leafd(d->ud, e);
+        Expr *v = leaf ? d->leafd(d->ud, e) : chain(d->c, e, da);
         hmap_put(d->memo_arena, d->memo, dkey(d, e), v);
         st.len--;
     }
@@ -133,7 +133,7 @@ typedef struct {
 static Expr *dt_leaf(void *ud, Expr *e) {
     DtCtx *t = ud;
     if (e->kind == EXPR_TIME) return expr_const(t->c, 1);
-    if (e->kind == EXPR_CONST) return expr_const(t->c, 0);
+    if (e->kind == EXPR_CONST || e->kind == EXPR_IDX) return expr_const(t->c, 0);
     Expr *r = t->dleaf(t->ud, e);
     return r ? r : expr_const(t->c, 0);
 }

@@ -306,3 +306,60 @@ Expr *expr_ifelse(ExprCtx *c, Expr *cond, Expr *a, Expr *b) {
     if (a == b) return a;
     return mk(c, EXPR_IFELSE, 3, cond, a, b);
 }
+
+/* ---------- indexed leaves ---------- */
+
+Expr *expr_idx(ExprCtx *c, uint32_t k) { return expr_leaf(c, EXPR_IDX, k); }
+
+/* c0 + c1 IDX(0) + c2 IDX(1) + c3 IDX(2), always built in this order: with
+ * hash-consing, equal forms are one node. */
+Expr *expr_affine_expr(ExprCtx *c, const ExprAffine *a) {
+    Expr *r = expr_const(c, (double)a->c[0]);
+    for (uint32_t k = 0; k < EXPR_MAXIDX; k++)
+        if (a->c[k + 1]) r = expr_add(c, r, expr_mul(c, expr_const(c, (double)a->c[k + 1]), expr_idx(c, k)));
+    return r;
+}
+
+/* integers exact in a double, far from overflowing an affine sum */
+static bool small_int(double v) { return v == floor(v) && fabs(v) <= 1e15; }
+
+static bool affine_rec(const Expr *e, int64_t scale, ExprAffine *out, int depth) {
+    if (depth > 64) return false;
+    switch ((ExprKind)e->kind) {
+    case EXPR_CONST:
+        if (!small_int(e->value)) return false;
+        out->c[0] += scale * (int64_t)e->value;
+        return true;
+    case EXPR_IDX:
+        if (e->index >= EXPR_MAXIDX) return false;
+        out->c[e->index + 1] += scale;
+        return true;
+    case EXPR_ADD:
+        return affine_rec(e->args[0], scale, out, depth + 1) && affine_rec(e->args[1], scale, out, depth + 1);
+    case EXPR_NEG: return affine_rec(e->args[0], -scale, out, depth + 1);
+    case EXPR_MUL: {
+        const Expr *k = e->args[0], *x = e->args[1];
+        if (!expr_is_const(k)) { k = e->args[1]; x = e->args[0]; }
+        if (!expr_is_const(k) || !small_int(k->value) || fabs(k->value) > 1e9) return false;
+        return affine_rec(x, scale * (int64_t)k->value, out, depth + 1);
+    }
+    default: return false;
+    }
+}
+
+bool expr_affine_of(const Expr *e, ExprAffine *out) {
+    memset(out, 0, sizeof *out);
+    return affine_rec(e, 1, out, 0);
+}
+
+Expr *expr_at(ExprCtx *c, ExprKind kind, Expr *index) {
+    if (expr_is_const(index)) {
+        double v = index->value;
+        if (v != floor(v) || v < 0 || v > 4294967295.0) return NULL;
+        return expr_leaf(c, kind, (uint32_t)v);
+    }
+    ExprAffine a;
+    if (!expr_affine_of(index, &a)) return NULL;
+    Expr t = {.kind = EXPR_AT, .fn = (uint8_t)kind, .nargs = 1, .args = {expr_affine_expr(c, &a), NULL, NULL}};
+    return expr_intern(c, &t);
+}

@@ -17,8 +17,19 @@
  *   EXPR_Z    i   z[i]  (initialization-system unknown)
  *   EXPR_MODE k   the mode of event k of the System (0 or 1): a relation
  *                 frozen between events (structure/system.h, events.c)
+ *   EXPR_IDX  k   the k-th induction variable (k < 3) of the enclosing
+ *                 equation template (flat.h, FlatEq.dom): an integer value
  *   EXPR_TIME     the independent variable
  *   EXPR_CONST    a double
+ * Indexed leaves (array-preserving compilation, docs/ARCHITECTURE.md)
+ *   EXPR_AT       fn = a leaf kind (VAR, DER, Y, YP, P, Z), args[0] = its
+ *                 index, an affine form c0 + c1 IDX(0) + c2 IDX(1) + c3 IDX(2)
+ *                 with integer coefficients.  Built only by expr_at, which
+ *                 keeps the form canonical and returns the plain leaf for a
+ *                 constant index, so substituting constants for the IDX
+ *                 leaves (expr_subst) gives exactly the scalar expression.
+ *                 A leaf for differentiation and leaf sets: distinct
+ *                 accesses are distinct leaves.
  * Leaves of different levels never mix in one expression handed to codegen:
  * the structure phase maps VAR/DER to Y/YP/P/Z (expr_subst).
  */
@@ -31,7 +42,9 @@
     X(EXPR_CONST)  X(EXPR_TIME)                        \
     X(EXPR_VAR)    X(EXPR_DER)                         \
     X(EXPR_Y)      X(EXPR_YP)  X(EXPR_P)  X(EXPR_Z)    \
+    X(EXPR_IDX)                                        \
     X(EXPR_MODE)                                       \
+    X(EXPR_AT)     /* fn[args[0]]: an indexed leaf */  \
     X(EXPR_ADD)    /* a + b */                         \
     X(EXPR_MUL)    /* a * b */                         \
     X(EXPR_NEG)    /* -a */                            \
@@ -77,12 +90,12 @@ int expr_fn_lookup(const char *name);
 typedef struct Expr Expr;
 struct Expr {
     uint8_t kind;       /* ExprKind */
-    uint8_t fn;         /* ExprFn for EXPR_CALL */
+    uint8_t fn;         /* ExprFn for EXPR_CALL; the leaf kind for EXPR_AT */
     uint8_t nargs;      /* number of used args[] */
     uint32_t id;        /* creation order, unique per context: stable keys */
     union {
         double value;   /* EXPR_CONST */
-        uint32_t index; /* leaves VAR, DER, Y, YP, P, Z */
+        uint32_t index; /* leaves VAR, DER, Y, YP, P, Z; k of IDX */
     };
     Expr *args[3];
 };
@@ -97,6 +110,28 @@ Arena *expr_ctx_arena(ExprCtx *c);          /* the arena nodes live in */
 Expr *expr_const(ExprCtx *c, double v);
 Expr *expr_time(ExprCtx *c);
 Expr *expr_leaf(ExprCtx *c, ExprKind kind, uint32_t index);
+Expr *expr_idx(ExprCtx *c, uint32_t k);     /* IDX(k), k < EXPR_MAXIDX */
+
+/* ---------- indexed leaves (templates) ---------- */
+#define EXPR_MAXIDX 3
+/* An affine index c[0] + c[1] IDX(0) + c[2] IDX(1) + c[3] IDX(2). */
+typedef struct ExprAffine { int64_t c[EXPR_MAXIDX + 1]; } ExprAffine;
+/* The canonical expression of an affine form (a constant when c[1..3] = 0). */
+Expr *expr_affine_expr(ExprCtx *c, const ExprAffine *a);
+/* e as an affine form over IDX with integer coefficients; false when it is
+ * not one (a product of two IDX, a fraction, another leaf, ...). */
+bool expr_affine_of(const Expr *e, ExprAffine *out);
+/* The leaf `kind` at index `index` (an expression over IDX and constants):
+ * the plain leaf kind[i] when index is the integer constant i, else EXPR_AT
+ * with the canonical affine index; NULL when index is neither (not affine,
+ * or a negative or fractional constant). */
+Expr *expr_at(ExprCtx *c, ExprKind kind, Expr *index);
+/* The value of an affine form at induction values iv[0..2]. */
+static inline int64_t expr_affine_at(const ExprAffine *a, const int64_t *iv) {
+    return a->c[0] + a->c[1] * iv[0] + a->c[2] * iv[1] + a->c[3] * iv[2];
+}
+/* e is a leaf for differentiation and leaf sets (a plain leaf or EXPR_AT) */
+static inline bool expr_is_leaf_like(const Expr *e) { return e->kind <= EXPR_MODE || e->kind == EXPR_AT; }
 
 /* operators (simplifying) */
 Expr *expr_add(ExprCtx *c, Expr *a, Expr *b);
@@ -116,7 +151,7 @@ static inline bool expr_is_const(const Expr *e) { return e->kind == EXPR_CONST; 
 static inline bool expr_is_leaf(const Expr *e) { return e->kind <= EXPR_MODE; }
 bool expr_is_const_value(const Expr *e, double v);
 
-/* d e / d leaf, where leaf is any leaf node (VAR, DER, Y, YP, P, Z, TIME).
+/* d e / d leaf, where leaf is any leaf node (VAR, DER, Y, YP, P, Z, TIME, AT).
  * Memoized per (node, leaf) inside the context. */
 Expr *expr_diff(ExprCtx *c, Expr *e, Expr *leaf);
 
@@ -130,6 +165,10 @@ Expr *expr_diff_once(ExprCtx *c, Expr *e, Expr *leaf);
  * in time (parameters).  Used for der(expression) and index reduction. */
 typedef Expr *(*ExprLeafDt)(void *ud, Expr *leaf);
 Expr *expr_dt(ExprCtx *c, Expr *e, ExprLeafDt dleaf, void *ud);
+
+/* The operator node e rebuilt with arguments a[0..nargs) through its
+ * constructor (which simplifies); a leaf is returned as is. */
+Expr *expr_with_args(ExprCtx *c, Expr *e, Expr *const *a);
 
 /* Replace leaves: `map(ud, leaf)` returns the replacement (or the leaf
  * itself).  Memoized per call; shared subexpressions are rebuilt once. */
@@ -151,10 +190,12 @@ void expr_replace(ExprCtx *c, Expr **roots, uint32_t n, ExprNodeMap pre, void *u
 /* Does e contain `leaf`?  (memoized per call; O(size of e)) */
 bool expr_contains(ExprCtx *c, Expr *e, Expr *leaf);
 
-/* Every distinct leaf of the given kind in e, in first-visit order. */
+/* Every distinct leaf of the given kind in e, in first-visit order (AT
+ * leaves are leaves of kind EXPR_AT; their index is not visited). */
 typedef Vec(Expr *) ExprVec;
 void expr_leaves(ExprCtx *c, Expr *e, ExprKind kind, ExprVec *out);
-/* Every distinct leaf other than constants (any kind), in one traversal. */
+/* Every distinct leaf other than constants (any kind, AT leaves whole), in
+ * one traversal. */
 void expr_leaves_any(ExprCtx *c, Expr *e, ExprVec *out);
 
 /* If e is linear in leaf (e = a*leaf + b with a, b free of leaf, a not the

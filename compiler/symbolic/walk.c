@@ -45,7 +45,7 @@ typedef struct {
     HashMap asked;         /* expr_replace: nodes `pre` was asked about */
 } Subst;
 
-static Expr *rebuild(ExprCtx *c, Expr *e, Expr *const *a) {
+Expr *expr_with_args(ExprCtx *c, Expr *e, Expr *const *a) {
     switch ((ExprKind)e->kind) {
     case EXPR_ADD: return expr_add(c, a[0], a[1]);
     case EXPR_MUL: return expr_mul(c, a[0], a[1]);
@@ -59,6 +59,11 @@ static Expr *rebuild(ExprCtx *c, Expr *e, Expr *const *a) {
     case EXPR_IFELSE: return expr_ifelse(c, a[0], a[1], a[2]);
     case EXPR_LT: case EXPR_LE: case EXPR_GT: case EXPR_GE: case EXPR_EQ: case EXPR_NE:
         return expr_cmp(c, (ExprKind)e->kind, a[0], a[1]);
+    case EXPR_AT: { /* a constant index gives the plain leaf */
+        Expr *r = expr_at(c, (ExprKind)e->fn, a[0]);
+        if (!r) diag_internal("an indexed leaf got an index that is not an integer affine form");
+        return r ? r : e;
+    }
     default: return e;
     }
 }
@@ -68,6 +73,8 @@ static void subst_visit(void *ud, Expr *e) {
     Expr *r;
     if (!e->nargs) {
         r = (e->kind == EXPR_CONST || e->kind == EXPR_TIME) ? e : s->map(s->ud, e);
+    } else if (e->kind == EXPR_AT && (r = s->map(s->ud, e)) != e) {
+        /* the map replaced the indexed leaf as a whole */
     } else {
         Expr *a[3] = {0};
         bool same = true;
@@ -75,7 +82,7 @@ static void subst_visit(void *ud, Expr *e) {
             a[i] = hmap_get(&s->memo, e->args[i]->id);
             same &= a[i] == e->args[i];
         }
-        r = same ? e : rebuild(s->c, e, a);
+        r = same ? e : expr_with_args(s->c, e, a);
         if (s->watch) s->watch(s->ud, e, r);
     }
     hmap_put(s->c->scratch, &s->memo, e->id, r);
@@ -159,7 +166,7 @@ bool expr_contains(ExprCtx *c, Expr *e, Expr *leaf) {
 static void leaves_visit(void *ud, Expr *e) {
     Scan *s = ud;
     bool any = s->kind == EXPR_KIND_COUNT && e->kind != EXPR_CONST;
-    if (!e->nargs && (e->kind == s->kind || any)) vec_push(s->c->arena, s->out, e);
+    if ((!e->nargs || e->kind == EXPR_AT) && (e->kind == s->kind || any)) vec_push(s->c->arena, s->out, e);
     hmap_put(s->c->scratch, &s->done, e->id, YES);
 }
 
@@ -332,6 +339,17 @@ void expr_print(FILE *out, const Expr *e, ExprLeafName name, void *ud) {
         print_sub(out, e->args[1], k == EXPR_POW ? p : p + 1, name, ud);
         return;
     }
-    if (name) name(ud, out, e);
-    else fprintf(out, "%s[%u]", expr_kind_names[k] + 5, e->index);
+    if (k == EXPR_IDX) {
+        fprintf(out, "i%u", e->index + 1);
+        return;
+    }
+    if (name) {
+        name(ud, out, e);
+    } else if (k == EXPR_AT) {
+        fprintf(out, "%s[", expr_kind_names[e->fn] + 5);
+        expr_print(out, e->args[0], NULL, NULL);
+        fputc(']', out);
+    } else {
+        fprintf(out, "%s[%u]", expr_kind_names[k] + 5, e->index);
+    }
 }

@@ -106,6 +106,44 @@ START_TEST(deep_chains_do_not_overflow) {
 }
 END_TEST
 
+static Expr *instance_leaf(void *ud, Expr *leaf) {
+    Expr **iv = ud; /* IDX(k) -> iv[k] */
+    return leaf->kind == EXPR_IDX ? iv[leaf->index] : leaf;
+}
+
+/* indexed leaves: one canonical node per affine index, the plain leaf for a
+ * constant one, so substituting the induction values gives the scalar
+ * expression that direct construction gives */
+START_TEST(indexed_leaves_are_canonical) {
+    Arena *a = arena_new();
+    ExprCtx *c = expr_ctx_new(a);
+    Expr *i = expr_idx(c, 0), *j = expr_idx(c, 1);
+    Expr *at1 = expr_at(c, EXPR_VAR, expr_add(c, i, expr_const(c, 10)));     /* x[10 + i] */
+    Expr *at2 = expr_at(c, EXPR_VAR, expr_add(c, expr_const(c, 10), i));     /* the same, written the other way */
+    ck_assert_ptr_eq(at1, at2);
+    ck_assert_int_eq(at1->kind, EXPR_AT);
+    ck_assert_ptr_eq(expr_at(c, EXPR_VAR, expr_const(c, 7)), expr_leaf(c, EXPR_VAR, 7));
+    ck_assert_ptr_null(expr_at(c, EXPR_VAR, expr_mul(c, i, j)));               /* not affine */
+    ck_assert_ptr_null(expr_at(c, EXPR_VAR, expr_const(c, 2.5)));
+    ExprAffine f;
+    ck_assert(expr_affine_of(expr_sub(c, expr_mul(c, expr_const(c, 3), j), expr_add(c, i, expr_const(c, 2))), &f));
+    ck_assert(f.c[0] == -2 && f.c[1] == -1 && f.c[2] == 3 && f.c[3] == 0);
+    /* a template x[10 + i] * y[2 i + j - 1] + i, instance (i, j) = (4, 1) */
+    Expr *at3 = expr_at(c, EXPR_VAR, expr_sub(c, expr_add(c, expr_mul(c, expr_const(c, 2), i), j), expr_const(c, 1)));
+    Expr *tmpl = expr_add(c, expr_mul(c, at1, at3), i);
+    Expr *iv[3] = {expr_const(c, 4), expr_const(c, 1), expr_const(c, 0)};
+    Expr *scalar = expr_add(c, expr_mul(c, expr_leaf(c, EXPR_VAR, 14), expr_leaf(c, EXPR_VAR, 8)), expr_const(c, 4));
+    ck_assert_ptr_eq(expr_subst(c, tmpl, instance_leaf, iv), scalar);
+    /* an indexed leaf is a leaf for differentiation: distinct accesses are distinct */
+    ck_assert_ptr_eq(expr_diff(c, tmpl, at1), at3);
+    ck_assert(expr_is_const_value(expr_diff(c, at1, at3), 0));
+    ExprVec v = {0};
+    expr_leaves(c, tmpl, EXPR_AT, &v);
+    ck_assert_uint_eq(v.len, 2);
+    arena_free(a);
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("expr");
     TCase *tc = tcase_create("core");
@@ -114,6 +152,7 @@ int main(void) {
     tcase_add_test(tc, derivatives_match_finite_differences);
     tcase_add_test(tc, time_derivative_and_solve);
     tcase_add_test(tc, deep_chains_do_not_overflow);
+    tcase_add_test(tc, indexed_leaves_are_canonical);
     suite_add_tcase(s, tc);
     int failed = check_failures(s);
     return failed ? 1 : 0;

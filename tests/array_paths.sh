@@ -1,0 +1,91 @@
+#!/bin/sh
+# array_paths.sh DYADC -- the array path equals the scalar path
+# (docs/ARCHITECTURE.md, "Arrays"): `for` equations flatten to templates
+# (FlatEq.dom), `--scalarize` expands them right after flattening.  For
+# every model of the examples, the golden and simulation tests and every
+# stdlib example component, both paths must give the same structured
+# System (`dyadc flatten --structure`, byte for byte: same rows, same
+# order, same expressions) and the same diagnostics and exit status; the
+# examples' analyses are simulated both ways and compared to 1e-12.  The
+# test also checks that templates do occur (else it would compare the
+# scalar path with itself).  Run from the repository root.
+set -u
+dyadc=$1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0
+fail=0
+same=0
+
+both() { # label, args...: both paths, same stdout, stderr and status
+    label=$1
+    shift
+    "$dyadc" "$@" > "$tmp/a.out" 2> "$tmp/a.err"
+    ra=$?
+    "$dyadc" "$@" --scalarize > "$tmp/b.out" 2> "$tmp/b.err"
+    rb=$?
+    if [ $ra -ne $rb ] || ! cmp -s "$tmp/a.out" "$tmp/b.out" || ! cmp -s "$tmp/a.err" "$tmp/b.err"; then
+        echo "FAIL: $label: the array and scalar paths differ (status $ra vs $rb)"
+        diff "$tmp/a.out" "$tmp/b.out" | head -10
+        diff "$tmp/a.err" "$tmp/b.err" | head -10
+        fail=$((fail + 1))
+        return
+    fi
+    [ $ra -eq 0 ] && same=$((same + 1))
+    pass=$((pass + 1))
+}
+
+models() { # file: its top-level components and analyses (not partial)
+    sed -n 's/^\(example \)\{0,1\}\(component\|analysis\) \([A-Za-z0-9_]*\).*/\2 \3/p' "$1"
+}
+
+for f in $(find examples tests/golden/flatten tests/golden/structure tests/sim -name '*.dyad' | sort); do
+    models "$f" | while read -r kind name; do
+        opt=--model
+        [ "$kind" = analysis ] && opt=--analysis
+        case "$f" in tests/golden/*) extra=--no-stdlib ;; *) extra= ;; esac
+        echo "$f $opt $name $extra"
+    done
+done > "$tmp/list"
+while read -r f opt name extra; do
+    # shellcheck disable=SC2086
+    both "$f:$name" flatten "$f" $opt "$name" $extra --structure
+done < "$tmp/list"
+
+for f in $(find stdlib -path '*/Examples/*' -name '*.dyad' | sort); do
+    lib=$(dirname "${f#stdlib/}" | tr / .)
+    for name in $(sed -n 's/^example component \([A-Za-z0-9_]*\).*/\1/p' "$f"); do
+        both "$lib.$name" flatten --model "$lib.$name" --structure
+    done
+done
+
+# simulations of the examples' analyses, compared numerically
+for f in $(find examples -name '*.dyad' | sort); do
+    for name in $(sed -n 's/^analysis \([A-Za-z0-9_]*\).*/\1/p' "$f"); do
+        "$dyadc" run "$f" --analysis "$name" -o "$tmp/a.csv" > /dev/null 2>&1
+        "$dyadc" run "$f" --analysis "$name" --scalarize -o "$tmp/b.csv" > /dev/null 2>&1
+        if [ ! -s "$tmp/a.csv" ] || ! awk -F, 'NR == FNR { for (i = 1; i <= NF; i++) a[FNR, i] = $i; n = FNR; next }
+            { for (i = 1; i <= NF; i++) {
+                  x = a[FNR, i]; y = $i
+                  if (FNR == 1) { if (x != y) exit 1; continue }
+                  d = x - y; if (d < 0) d = -d; s = (x < 0 ? -x : x) + 1e-300
+                  if (d > 1e-12 * s && d > 1e-300) exit 1
+              } m = FNR }
+            END { exit m != n }' "$tmp/a.csv" "$tmp/b.csv"; then
+            echo "FAIL: $f:$name: the simulations differ (or did not run)"
+            fail=$((fail + 1))
+        else
+            pass=$((pass + 1))
+        fi
+    done
+done
+
+# templates do occur: the heat rod's and the golden arrays' `for` equations
+for f in examples/heat_rod/HeatRod.dyad:HeatRod tests/golden/flatten/ComprElemMods.dyad:ComprElemMods; do
+    if ! "$dyadc" flatten "${f%%:*}" --model "${f##*:}" 2>/dev/null | grep -q '^  .*for i1 in '; then
+        echo "FAIL: ${f%%:*}: no template in the flat model"
+        fail=$((fail + 1))
+    fi
+done
+echo "array paths: $pass passed ($same compiled to a System), $fail failed"
+[ $fail -eq 0 ] && [ $same -gt 20 ]
