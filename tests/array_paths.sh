@@ -1,7 +1,7 @@
 #!/bin/sh
 # array_paths.sh DYADC -- the array path equals the scalar path
 # (docs/ARCHITECTURE.md, "Arrays"): `for` equations flatten to templates
-# (FlatEq.dom), `--scalarize` expands them right after flattening.  For
+# (FlatEq.dom), `--scalarize` flattens every iteration instead.  For
 # every model of the examples, the golden and simulation tests and every
 # stdlib example component, both paths must give the same structured
 # System (`dyadc flatten --structure`, byte for byte: same rows, same
@@ -51,6 +51,10 @@ while read -r f opt name extra; do
     # shellcheck disable=SC2086
     both "$f:$name" flatten "$f" $opt "$name" $extra --structure
 done < "$tmp/list"
+
+# the benchmark generators' loop models, small
+python3 bench/gen_loops.py rc 12 > "$tmp/rc.dyad" && both "gen_loops rc" flatten "$tmp/rc.dyad" --no-stdlib --model RcLoop --structure
+python3 bench/gen_loops.py heat3d 3 > "$tmp/heat.dyad" && both "gen_loops heat3d" flatten "$tmp/heat.dyad" --no-stdlib --model Heat3D --structure
 
 for f in $(find stdlib -path '*/Examples/*' -name '*.dyad' | sort); do
     lib=$(dirname "${f#stdlib/}" | tr / .)

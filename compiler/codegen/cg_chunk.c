@@ -21,6 +21,19 @@
  * ASSERT chunks return 1 + the index of the first item that is 0 or NaN,
  * the entry keeps the first nonzero chunk result.
  *
+ * Sharing between chunks: the chunks are planned first (plan_chunks), in
+ * order; an operation computed by a straight item of chunk c and not by an
+ * earlier chunk is c's (claim_chunk); planning a later chunk counts such a
+ * value as one load and gives it a tmp slot (cg_count_new), and at emission
+ * the owner stores it there, the later chunks load it (cg_expr).  Loops
+ * neither own nor load shared values (their body stands for every
+ * iteration).  tmp holds the shared slots first, then the pieces'.
+ *
+ * Bulk: when Cg.bulk exists (below -O3) and the entry's straight-line
+ * chunks hold at least CG_BULK_NODES nodes, those chunks (and pieces) are
+ * defined in the bulk module, hidden, and the entry calls them through
+ * declarations; a cold entry (CgFnSpec.cold) has all its chunks there.
+ *
  * param_defaults reads p while writing it: an item stores p[i] = given[i] ?
  * p[i] : value.  Its Exprs read P slots of parameters stored by earlier items
  * only (dependency order), whose first load in the chunk is emitted after
@@ -44,6 +57,29 @@ static void add_param_attr(Cg *g, LLVMValueRef fn, unsigned i, const char *name)
     LLVMAddAttributeAtIndex(fn, i + 1, LLVMCreateEnumAttribute(g->ctx, k, 0));
 }
 
+/* Internal, except a bulk chunk: hidden, so the main module's entry can
+ * call it through a declaration of the same name (bulk_decl). */
+static void bulk_linkage(Cg *g, LLVMValueRef fn) {
+    if (g->cur_mod != g->bulk) {
+        LLVMSetLinkage(fn, LLVMInternalLinkage);
+        return;
+    }
+    LLVMSetLinkage(fn, LLVMExternalLinkage);
+    LLVMSetVisibility(fn, LLVMHiddenVisibility);
+}
+
+/* The main module's handle of chunk fn: fn itself, or for a bulk chunk a
+ * declaration of it. */
+static LLVMValueRef bulk_decl(Cg *g, LLVMValueRef fn, LLVMTypeRef fty) {
+    if (LLVMGetGlobalParent(fn) == g->mod) return fn;
+    size_t len;
+    const char *name = LLVMGetValueName2(fn, &len);
+    LLVMValueRef d = LLVMAddFunction(g->mod, name, fty);
+    LLVMSetVisibility(d, LLVMHiddenVisibility);
+    add_fn_attr(g, d, "nounwind");
+    return d;
+}
+
 /* The spec's signature; chunks take one more argument, double *tmp. */
 static LLVMTypeRef fn_type(Cg *g, const CgFnSpec *spec, bool chunk) {
     LLVMTypeRef ps[7];
@@ -58,8 +94,9 @@ static LLVMTypeRef fn_type(Cg *g, const CgFnSpec *spec, bool chunk) {
 
 /* Create a function of the spec's signature and position the builder in it. */
 static LLVMValueRef begin_fn(Cg *g, const CgFnSpec *spec, const char *name, bool chunk) {
-    LLVMValueRef fn = LLVMAddFunction(g->mod, name, fn_type(g, spec, chunk));
-    LLVMSetLinkage(fn, LLVMInternalLinkage);
+    g->cur_mod = chunk && g->to_bulk ? g->bulk : g->mod;
+    LLVMValueRef fn = LLVMAddFunction(g->cur_mod, name, fn_type(g, spec, chunk));
+    bulk_linkage(g, fn);
     add_fn_attr(g, fn, "nounwind");
     if (chunk) add_fn_attr(g, fn, "noinline");
     for (int i = 0; i < CG_ARG_COUNT; i++) g->args[i] = NULL;
@@ -157,10 +194,13 @@ static bool loop_at(Cg *g, const CgItem *items, uint32_t j, int32_t *dstride) {
 /* Nodes of the loop at j: its body, one iteration, counted afresh (values
  * are not shared across a loop's boundary). */
 static uint32_t loop_cost(Cg *g, const CgItem *items, uint32_t j) {
+    bool share = g->share_count;
+    g->share_count = false;              /* a loop body loads no shared values */
     g->stamp++;
     uint32_t n = 0;
     for (uint32_t r = 0; r < g->period[j]; r++) n += item_cost(g, &items[j + r]);
     g->stamp++;
+    g->share_count = share;
     return n;
 }
 
@@ -237,7 +277,7 @@ static LLVMValueRef emit_entry(Cg *g, const CgFnSpec *spec, LLVMValueRef *chunks
                                : LLVMConstNull(g->t_ptr);
     LLVMValueRef acc = LLVMConstInt(g->t_i32, 0, 0), zero = acc;
     for (uint32_t k = 0; k < nchunks; k++) {
-        LLVMValueRef r = LLVMBuildCall2(g->bld, fty, chunks[k], params,
+        LLVMValueRef r = LLVMBuildCall2(g->bld, fty, bulk_decl(g, chunks[k], fty), params,
                                         (unsigned)spec->nargs + 1, "");
         if (spec->ret == CG_RET_STATUS) acc = LLVMBuildOr(g->bld, acc, r, "");
         if (spec->ret == CG_RET_ASSERT) {
@@ -319,7 +359,7 @@ static LLVMValueRef emit_piece(Cg *g, const CgFnSpec *spec, Expr *c, uint32_t k)
                                             c (through another parent) is inline */
     LLVMValueRef v = cg_expr(g, c);
     g->cut_limit = INT32_MAX;
-    LLVMBuildStore(g->bld, v, cg_slot(g, CG_ARG_TMP, (uint32_t)g->cut_slot[c->id]));
+    LLVMBuildStore(g->bld, v, cg_slot(g, CG_ARG_TMP, g->tmp_base + (uint32_t)g->cut_slot[c->id]));
     if (spec->ret == CG_RET_VOID) LLVMBuildRetVoid(g->bld);
     else LLVMBuildRet(g->bld, LLVMConstInt(g->t_i32, 0, 0));
     if (g->cut_size[c->id] > g->max_chunk_nodes) g->max_chunk_nodes = g->cut_size[c->id];
@@ -346,29 +386,128 @@ static uint32_t emit_pieces(Cg *g, const CgFnSpec *spec, const CgItem *it, FnVec
     return cuts.len;
 }
 
+/* ---------- values shared between chunks ---------- */
+
+static void share_tables(Cg *g) {
+    if (g->share_gen_of) return;
+    g->share_gen_of = ARENA_ARRAY(g->arena, uint32_t, g->nids);
+    g->share_owner = ARENA_ARRAY(g->arena, uint32_t, g->nids);
+    g->share_slot = ARENA_ARRAY(g->arena, int32_t, g->nids);
+}
+
+/* Worth a tmp slot: an operation (a leaf is one load anyway; a negation
+ * is folded into its users, cg_expr.c). */
+static bool shareable(const Expr *e) {
+    return e->nargs > 0 && e->kind != EXPR_NEG;
+}
+
+/* After chunk c is planned: the operations its straight items compute
+ * (not those loaded from an earlier chunk) that no earlier chunk owns
+ * become c's.  O(nodes of the chunk). */
+static void claim_root(Cg *g, Expr *root, uint32_t c) {
+    if (g->count_stamp[root->id] == g->stamp) return;
+    g->stack.len = 0;
+    g->count_stamp[root->id] = g->stamp;
+    vec_push(g->arena, &g->stack, root);
+    while (g->stack.len > 0) {
+        Expr *e = g->stack.data[--g->stack.len];
+        if (g->share_gen_of[e->id] == g->share_gen) {
+            if (g->share_slot[e->id] >= 0 && g->share_owner[e->id] < c) continue; /* loaded */
+        } else if (shareable(e)) {
+            g->share_gen_of[e->id] = g->share_gen;
+            g->share_owner[e->id] = c;
+            g->share_slot[e->id] = -1;
+        }
+        for (int i = 0; i < e->nargs; i++) {
+            Expr *x = e->args[i];
+            if (g->count_stamp[x->id] == g->stamp) continue;
+            g->count_stamp[x->id] = g->stamp;
+            vec_push(g->arena, &g->stack, x);
+        }
+    }
+}
+
+static void claim_chunk(Cg *g, const CgItem *items, uint32_t first, uint32_t count, uint32_t c) {
+    g->stamp++;
+    for (uint32_t i = first; i < first + count;) {
+        if (g->run[i]) {                 /* loops own nothing */
+            i += g->run[i];
+            continue;
+        }
+        if (items[i].a) claim_root(g, items[i].a, c);
+        if (items[i].b) claim_root(g, items[i].b, c);
+        i++;
+    }
+    g->stamp++;
+}
+
+typedef struct ChunkPlan {
+    uint32_t first, count, nodes;
+    bool oversized;                      /* one item, cut into pieces */
+    bool loops;                          /* holds a loop */
+} ChunkPlan;
+
+static bool has_loop(const Cg *g, uint32_t first, uint32_t count) {
+    for (uint32_t i = first; i < first + count; i++)
+        if (g->run[i]) return true;
+    return false;
+}
+
+/* Chunk boundaries for the whole item list, and which values later
+ * chunks load from an earlier one (slots numbered in g->nshare). */
+static ChunkPlan *plan_chunks(Cg *g, const CgItem *items, uint32_t nitems, uint32_t *nplans) {
+    Vec(ChunkPlan) plans = {0};
+    share_tables(g);
+    g->share_gen++;
+    g->nshare = 0;
+    for (uint32_t first = 0; first < nitems;) {
+        ChunkPlan p = {.first = first};
+        g->cur_chunk = plans.len;
+        g->share_count = true;
+        g->stamp++;
+        p.count = plan_chunk(g, items, first, nitems, &p.nodes);
+        g->share_count = false;
+        p.oversized = p.nodes > g->chunk_cap && !g->run[first];
+        p.loops = has_loop(g, first, p.count);
+        if (!p.oversized) claim_chunk(g, items, first, p.count, plans.len);
+        vec_push(g->arena, &plans, p);
+        first += p.count;
+    }
+    *nplans = plans.len;
+    return plans.data;
+}
+
 LLVMValueRef cg_emit_function(Cg *g, const CgFnSpec *spec, const CgItem *items,
                               uint32_t nitems) {
     FnVec chunks = {0};
-    uint32_t first = 0, ntmp = 0;
+    uint32_t ntmp = 0, nplans;
     g->run = ARENA_ARRAY(g->arena, uint32_t, nitems + 1);
     g->period = ARENA_ARRAY(g->arena, uint16_t, nitems + 1);
     cg_plan_loops(g, items, nitems, g->run, g->period);
-    while (first < nitems) {
-        uint32_t nodes;
+    ChunkPlan *plans = plan_chunks(g, items, nitems, &nplans);
+    g->tmp_base = g->nshare;
+    uint64_t straight = 0;
+    for (uint32_t k = 0; k < nplans; k++)
+        if (!plans[k].loops) straight += plans[k].nodes;
+    bool bulk = g->bulk && g->opt->opt_level < 3 && (spec->cold || straight >= CG_BULK_NODES);
+    for (uint32_t k = 0; k < nplans; k++) {
+        ChunkPlan *p = &plans[k];
+        g->cur_chunk = k;
+        g->to_bulk = bulk && (spec->cold || !p->loops);
         g->stamp++;
-        uint32_t count = plan_chunk(g, items, first, nitems, &nodes);
-        if (nodes > g->chunk_cap && !g->run[first]) {   /* count == 1: one oversized item */
-            uint32_t n = emit_pieces(g, spec, &items[first], &chunks);
+        if (p->oversized) {                  /* count == 1: one oversized item */
+            uint32_t n = emit_pieces(g, spec, &items[p->first], &chunks);
             if (n > ntmp) ntmp = n;
-            nodes = 1 + (items[first].a != NULL) + 3 * (items[first].b != NULL);
+            p->nodes = 1 + (items[p->first].a != NULL) + 3 * (items[p->first].b != NULL);
         }
-        LLVMValueRef fn = emit_chunk(g, spec, items, first, count, chunks.len);
+        LLVMValueRef fn = emit_chunk(g, spec, items, p->first, p->count, chunks.len);
         g->cut_gen++;                         /* cuts of this item end here */
         vec_push(g->arena, &chunks, fn);
-        if (nodes > g->max_chunk_nodes) g->max_chunk_nodes = nodes;
-        first += count;
+        if (p->nodes > g->max_chunk_nodes) g->max_chunk_nodes = p->nodes;
     }
+    g->to_bulk = false;
     g->nchunks += chunks.len;
     g->run = NULL;
-    return emit_entry(g, spec, chunks.data, chunks.len, ntmp);
+    g->share_gen++;                           /* no sharing outside this function */
+    return emit_entry(g, spec, chunks.data, chunks.len, g->tmp_base + ntmp);
 }

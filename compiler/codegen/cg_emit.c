@@ -21,16 +21,17 @@ static const CgOptions *defaults(const CgOptions *o, CgOptions *buf) {
 
 typedef int (*CgUse)(Cg *g, LLVMTargetMachineRef tm, void *ud);
 
-/* Build + optimize in a private context, then hand the module to `use`. */
-static int with_module(const System *s, const CgOptions *o, int host_cpu, CgUse use,
-                       void *ud) {
+/* Build + optimize in a private context, then hand the module to `use`;
+ * split: the bulk chunks in a module of their own (Cg.bulk). */
+static int with_module(const System *s, const CgOptions *o, int host_cpu, bool split,
+                       CgUse use, void *ud) {
     CgOptions buf;
     o = defaults(o, &buf);
     LLVMTargetMachineRef tm = cg_target_machine(o, host_cpu);
     if (!tm) return 1;
     LLVMContextRef ctx = LLVMContextCreate();
     Cg g;
-    int rc = cg_build(&g, s, o, ctx, tm);
+    int rc = cg_build(&g, s, o, ctx, tm, split);
     if (rc == 0) rc = cg_optimize(&g, tm);
     if (rc == 0) rc = use(&g, tm, ud);
     cg_dispose(&g);
@@ -39,21 +40,45 @@ static int with_module(const System *s, const CgOptions *o, int host_cpu, CgUse 
     return rc;
 }
 
-static int write_object(Cg *g, LLVMTargetMachineRef tm, void *ud) {
-    if (g->opt->on_step) g->opt->on_step(g->opt->on_step_ctx, "emit");
+typedef struct ObjPaths {
+    const char *obj, *bulk;
+} ObjPaths;
+
+static int emit_file(LLVMTargetMachineRef tm, LLVMModuleRef m, const char *path) {
     char *err = NULL;
-    if (LLVMTargetMachineEmitToFile(tm, g->mod, (char *)ud, LLVMObjectFile, &err)) {
-        diag_error((Span){0}, "cannot write object file '%s': %s", (char *)ud,
-                   err ? err : "?");
+    if (LLVMTargetMachineEmitToFile(tm, m, (char *)path, LLVMObjectFile, &err)) {
+        diag_error((Span){0}, "cannot write object file '%s': %s", path, err ? err : "?");
         LLVMDisposeMessage(err);
         return 1;
     }
     return 0;
 }
 
-int cg_emit_object(const System *s, const CgOptions *o, const char *obj_path) {
-    int native = o && o->native_cpu;
-    return with_module(s, o, native, write_object, (void *)obj_path);
+/* The main module with the back end of the -O level, the bulk module with
+ * the fast one (CodeGenLevelNone: fast register allocation, no machine
+ * optimizations): on straight-line code the default back end's greedy
+ * register allocator and machine passes cost ~10 us per instruction, the
+ * fast one ~2 us, and the code runs about half as fast -- which matters
+ * little in functions this large (100-link chain: the generated code is
+ * 3-7 % of the simulation, IDA's vector operations and KLU the rest). */
+static int write_object(Cg *g, LLVMTargetMachineRef tm, void *ud) {
+    const ObjPaths *p = ud;
+    if (g->opt->on_step) g->opt->on_step(g->opt->on_step_ctx, "emit");
+    if (emit_file(tm, g->mod, p->obj)) return 1;
+    if (!p->bulk) return 0;
+    CgOptions fast = *g->opt;
+    fast.opt_level = 0;
+    LLVMTargetMachineRef ftm = cg_target_machine(&fast, fast.native_cpu);
+    if (!ftm) return 1;
+    int rc = emit_file(ftm, g->bulk, p->bulk);
+    LLVMDisposeTargetMachine(ftm);
+    return rc;
+}
+
+int cg_emit_object(const System *s, const CgOptions *o, const char *obj_path,
+                   const char *bulk_path) {
+    ObjPaths p = {obj_path, bulk_path};
+    return with_module(s, o, o && o->native_cpu, bulk_path != NULL, write_object, &p);
 }
 
 static int print_ir(Cg *g, LLVMTargetMachineRef tm, void *ud) {
@@ -65,7 +90,7 @@ static int print_ir(Cg *g, LLVMTargetMachineRef tm, void *ud) {
 }
 
 int cg_dump_ir(const System *s, const CgOptions *o, FILE *out) {
-    return with_module(s, o, 0, print_ir, out);
+    return with_module(s, o, 0, false, print_ir, out);
 }
 
 static uint32_t count_instructions(LLVMValueRef fn) {
@@ -101,5 +126,5 @@ const char *cg_llvm_version(void) {
 }
 
 int cg_stats(const System *s, const CgOptions *o, CgStats *out) {
-    return with_module(s, o, 0, collect_stats, out);
+    return with_module(s, o, 0, false, collect_stats, out);
 }

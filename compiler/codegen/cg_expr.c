@@ -56,16 +56,16 @@ static LLVMValueRef load_leaf(Cg *g, CgArg arg, uint32_t index, const Expr *e) {
 static LLVMValueRef intrinsic(Cg *g, const char *name, LLVMTypeRef *fty) {
     unsigned id = LLVMLookupIntrinsicID(name, strlen(name));
     *fty = LLVMIntrinsicGetType(g->ctx, id, &g->t_f64, 1);
-    return LLVMGetIntrinsicDeclaration(g->mod, id, &g->t_f64, 1);
+    return LLVMGetIntrinsicDeclaration(g->cur_mod, id, &g->t_f64, 1);
 }
 
 /* Declaration of a libm function double name(double[, double]). */
 static LLVMValueRef libm(Cg *g, const char *name, unsigned arity, LLVMTypeRef *fty) {
     LLVMTypeRef ps[2] = {g->t_f64, g->t_f64};
     *fty = LLVMFunctionType(g->t_f64, ps, arity, 0);
-    LLVMValueRef f = LLVMGetNamedFunction(g->mod, name);
+    LLVMValueRef f = LLVMGetNamedFunction(g->cur_mod, name);
     if (!f) {
-        f = LLVMAddFunction(g->mod, name, *fty);
+        f = LLVMAddFunction(g->cur_mod, name, *fty);
         unsigned k = LLVMGetEnumAttributeKindForName("nounwind", 8);
         LLVMAddAttributeAtIndex(f, LLVMAttributeFunctionIndex,
                                 LLVMCreateEnumAttribute(g->ctx, k, 0));
@@ -267,7 +267,13 @@ LLVMValueRef cg_expr(Cg *g, Expr *root) {
         if (memo_has(g, e)) { g->stack.len--; continue; }
         if (cg_is_cut(g, e)) {                      /* computed by an earlier piece */
             g->stack.len--;
-            cg_memo_set(g, e, cg_load(g, CG_ARG_TMP, (uint32_t)g->cut_slot[e->id]));
+            cg_memo_set(g, e, cg_load(g, CG_ARG_TMP, g->tmp_base + (uint32_t)g->cut_slot[e->id]));
+            continue;
+        }
+        int32_t shared = cg_shared_slot(g, e);
+        if (shared >= 0 && g->share_owner[e->id] < g->cur_chunk) { /* an earlier chunk's */
+            g->stack.len--;
+            cg_memo_set(g, e, cg_load(g, CG_ARG_TMP, (uint32_t)shared));
             continue;
         }
         bool ready = true;
@@ -286,8 +292,30 @@ LLVMValueRef cg_expr(Cg *g, Expr *root) {
             continue;
         }
         cg_memo_set(g, e, emit_node(g, e));
+        if (shared >= 0 && g->share_owner[e->id] == g->cur_chunk) /* a later chunk's too */
+            LLVMBuildStore(g->bld, g->memo[e->id], cg_slot(g, CG_ARG_TMP, (uint32_t)shared));
     }
     return g->memo[root->id];
+}
+
+/* The tmp slot of a value shared between chunks of the current function,
+ * or -1 (never inside a loop: its body stands for every iteration). */
+int32_t cg_shared_slot(const Cg *g, const Expr *e) {
+    if (g->loop_j || !g->share_gen_of || g->share_gen_of[e->id] != g->share_gen) return -1;
+    return g->share_slot[e->id];
+}
+
+/* Planning (Cg.share_count): is e loaded from tmp in the chunk being
+ * planned, i.e. computed by an earlier chunk?  Gives it a slot. */
+static bool share_load(Cg *g, const Expr *e) {
+    if (!g->share_count || g->share_gen_of[e->id] != g->share_gen ||
+        g->share_owner[e->id] >= g->cur_chunk)
+        return false;
+    if (g->share_slot[e->id] < 0) {
+        if (g->nshare >= CG_SHARE_MAX) return false;
+        g->share_slot[e->id] = (int32_t)g->nshare++;
+    }
+    return true;
 }
 
 bool cg_is_cut(const Cg *g, const Expr *e) {
@@ -295,7 +323,9 @@ bool cg_is_cut(const Cg *g, const Expr *e) {
            g->cut_slot[e->id] < g->cut_limit;
 }
 
-/* Number of nodes of e not yet counted in this chunk (marks them counted). */
+/* Number of nodes of e not yet counted in this chunk (marks them counted);
+ * while planning, a value an earlier chunk computes counts one, its
+ * operands nothing. */
 uint32_t cg_count_new(Cg *g, Expr *root) {
     uint32_t n = 0;
     if (g->count_stamp[root->id] == g->stamp) return 0;
@@ -305,6 +335,7 @@ uint32_t cg_count_new(Cg *g, Expr *root) {
     while (g->stack.len > 0) {
         Expr *e = g->stack.data[--g->stack.len];
         n++;
+        if (share_load(g, e)) continue;            /* one load, nothing below */
         for (int i = 0; i < e->nargs; i++) {
             Expr *c = e->args[i];
             if (g->count_stamp[c->id] == g->stamp) continue;

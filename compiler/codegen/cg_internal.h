@@ -52,6 +52,9 @@ typedef struct CgFnSpec {
     int nargs;
     CgArg args[6];             /* roles in C parameter order */
     uint32_t leaves;           /* CG_LEAF(kind) bits: leaves its Exprs may read */
+    bool cold;                 /* called a few times per simulation (start,
+                                  initialization): every chunk goes to the
+                                  bulk module when there is one */
 } CgFnSpec;
 
 #define CG_LEAF(kind) (1u << (kind))
@@ -75,6 +78,10 @@ typedef struct Cg {
     Arena *arena;              /* scratch for item lists and memo tables */
     LLVMContextRef ctx;
     LLVMModuleRef mod;
+    LLVMModuleRef bulk;        /* NULL, or the module of the bulk chunks,
+                                  compiled by the fast back end (cg_emit.c) */
+    LLVMModuleRef cur_mod;     /* the module of the function being built */
+    bool to_bulk;              /* chunks being emitted go to bulk */
     LLVMBuilderRef bld;
     LLVMTypeRef t_f64, t_i32, t_i8, t_i1, t_ptr;
     uint32_t chunk_cap;        /* node cap per chunk */
@@ -107,6 +114,18 @@ typedef struct Cg {
     int32_t *loop_stride;      /* [nids] */
     uint32_t *stride_stamp;    /* [nids] */
     uint32_t loop_gen;
+    /* values shared between chunks (cg_chunk.c): a node first computed by
+     * chunk share_owner[id] of the current function (valid while
+     * share_gen_of[id] == share_gen) and used by a later chunk is stored
+     * by its owner into tmp[share_slot[id]] and loaded by the later ones */
+    uint32_t *share_gen_of;    /* [nids] */
+    uint32_t *share_owner;     /* [nids] chunk number of the owner */
+    int32_t *share_slot;       /* [nids] tmp slot, or -1 (not used later) */
+    uint32_t share_gen;        /* bumped per entry function */
+    uint32_t nshare;           /* tmp slots of shared values so far */
+    uint32_t cur_chunk;        /* chunk being planned or emitted */
+    bool share_count;          /* cg_count_new: shared values cost one load */
+    uint32_t tmp_base;         /* the cut slots follow the shared ones */
     uint32_t *run;             /* cg_emit_function: run[k] items loop from k */
     uint16_t *period;          /* items per iteration of that run */
     uint32_t nloops;           /* statistics */
@@ -121,6 +140,11 @@ LLVMValueRef cg_slot(Cg *g, CgArg arg, uint32_t index);
 uint32_t cg_count_new(Cg *g, Expr *e);
 void cg_memo_set(Cg *g, Expr *e, LLVMValueRef v);
 bool cg_is_cut(const Cg *g, const Expr *e);
+int32_t cg_shared_slot(const Cg *g, const Expr *e);
+
+/* Shared values per entry function at most (tmp is on the stack: 64 KB);
+ * beyond it a later chunk computes the value again. */
+#define CG_SHARE_MAX 8192
 
 /* cg_chunk.c */
 LLVMValueRef cg_emit_function(Cg *g, const CgFnSpec *spec, const CgItem *items,
@@ -141,7 +165,7 @@ int32_t cg_leaf_stride(const Cg *g, const Expr *e);
 
 /* cg_module.c */
 int cg_build(Cg *g, const System *s, const CgOptions *o, LLVMContextRef ctx,
-             LLVMTargetMachineRef tm);
+             LLVMTargetMachineRef tm, bool split);
 void cg_dispose(Cg *g);
 
 /* cg_target.c */

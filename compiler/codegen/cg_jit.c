@@ -68,7 +68,7 @@ static LLVMModuleRef build_module(const System *s, const CgOptions *o,
     LLVMTargetMachineRef tm = cg_target_machine(o, 1);
     if (!tm) return NULL;
     Cg g;
-    int rc = cg_build(&g, s, o, LLVMOrcThreadSafeContextGetContext(tsc), tm);
+    int rc = cg_build(&g, s, o, LLVMOrcThreadSafeContextGetContext(tsc), tm, false);
     if (rc == 0) rc = cg_optimize(&g, tm);
     LLVMModuleRef mod = NULL;
     if (rc == 0) {

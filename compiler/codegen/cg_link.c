@@ -142,12 +142,26 @@ static int archive_path(char *buf, size_t n, const char *dir, const char *name) 
     return 0;
 }
 
+#define MAX_OBJS 4 /* model objects per link */
+
+static int add_objs(const char **argv, int *n, const char *const *objs) {
+    int k = 0;
+    for (; objs[k]; k++) {
+        if (k == MAX_OBJS) {
+            diag_internal("codegen: more than %d objects to link", MAX_OBJS);
+            return 1;
+        }
+        argv[(*n)++] = objs[k];
+    }
+    return 0;
+}
+
 /* The FMU binary: -shared, only the fmi2* functions exported (a version
  * script), so the runtime's and SUNDIALS' symbols cannot clash with the
  * importer's own.  The static archives of Debian 12 are position
  * independent (no R_X86_64_32 relocations), so they link into a shared
  * object as they are. */
-int cg_link_shared(const char *obj_path, const char *so_path, const char *runtime_dir,
+int cg_link_shared(const char *const *objs, const char *so_path, const char *runtime_dir,
                    const char *scratch_dir) {
     char fmi_a[4096], rt_a[4096];
     if (archive_path(fmi_a, sizeof fmi_a, runtime_dir, "libdyadrt_fmi.a") ||
@@ -163,13 +177,13 @@ int cg_link_shared(const char *obj_path, const char *so_path, const char *runtim
     }
     char vs[4300];
     snprintf(vs, sizeof vs, "-Wl,--version-script=%s", map);
-    const char *argv[20 + NSTATIC];
+    const char *argv[20 + MAX_OBJS + NSTATIC];
     int n = 0;
     argv[n++] = NULL;                     /* the linker, set by link_to() */
     argv[n++] = "-shared";
     argv[n++] = "-o";
     argv[n++] = so_path;
-    argv[n++] = obj_path;
+    if (add_objs(argv, &n, objs)) return 1;
     argv[n++] = "-Wl,--whole-archive";   /* nothing references the fmi2* functions */
     argv[n++] = fmi_a;
     argv[n++] = "-Wl,--no-whole-archive";
@@ -187,16 +201,16 @@ int cg_link_shared(const char *obj_path, const char *so_path, const char *runtim
     return link_to(argv, so_path, false, scratch_dir);
 }
 
-int cg_link_executable(const char *obj_path, const char *exe_path, const char *runtime_dir,
+int cg_link_executable(const char *const *objs, const char *exe_path, const char *runtime_dir,
                        const char *scratch_dir) {
     char main_a[4096], rt_a[4096];
     if (archive_path(main_a, sizeof main_a, runtime_dir, "libdyadrt_main.a") ||
         archive_path(rt_a, sizeof rt_a, runtime_dir, "libdyadrt.a"))
         return 1;
-    const char *argv[16 + NSTATIC];
+    const char *argv[16 + MAX_OBJS + NSTATIC];
     int n = 0;
     argv[n++] = NULL;                     /* the linker, set by link_to() */
-    argv[n++] = obj_path;
+    if (add_objs(argv, &n, objs)) return 1;
     argv[n++] = "-o";
     argv[n++] = exe_path;
     argv[n++] = main_a;

@@ -227,43 +227,43 @@ static LLVMValueRef f64_global(Cg *g, const char *name, const double *a, uint32_
 #define L_INIT (L(TIME) | L(Z) | L(P) | L(MODE)) /* modes: the choices of state sets */
 
 static const CgFnSpec spec_params = {"dyad_param_defaults", CG_RET_VOID, 2,
-                                     {CG_ARG_P, CG_ARG_GIVEN}, L(P)};
+                                     {CG_ARG_P, CG_ARG_GIVEN}, L(P), true};
 static const CgFnSpec spec_start = {"dyad_start", CG_RET_VOID, 4,
-                                    {CG_ARG_T, CG_ARG_P, CG_ARG_Y, CG_ARG_YP}, L(TIME) | L(P) | L(MODE)};
+                                    {CG_ARG_T, CG_ARG_P, CG_ARG_Y, CG_ARG_YP}, L(TIME) | L(P) | L(MODE), true};
 static const CgFnSpec spec_resid = {"dyad_residual", CG_RET_STATUS, 5,
-                                    {CG_ARG_T, CG_ARG_Y, CG_ARG_YP, CG_ARG_P, CG_ARG_OUT}, L_MODES};
+                                    {CG_ARG_T, CG_ARG_Y, CG_ARG_YP, CG_ARG_P, CG_ARG_OUT}, L_MODES, false};
 static const CgFnSpec spec_jac = {"dyad_jacobian", CG_RET_STATUS, 6,
                                   {CG_ARG_T, CG_ARG_Y, CG_ARG_YP, CG_ARG_P, CG_ARG_CJ,
-                                   CG_ARG_OUT}, L_MODES};
+                                   CG_ARG_OUT}, L_MODES, false};
 static const CgFnSpec spec_out = {"dyad_outputs", CG_RET_VOID, 5,
-                                  {CG_ARG_T, CG_ARG_Y, CG_ARG_YP, CG_ARG_P, CG_ARG_OUT}, L_MODES};
+                                  {CG_ARG_T, CG_ARG_Y, CG_ARG_YP, CG_ARG_P, CG_ARG_OUT}, L_MODES, false};
 static const CgFnSpec spec_zc = {"dyad_zero_crossings", CG_RET_VOID, 5,
-                                 {CG_ARG_T, CG_ARG_Y, CG_ARG_YP, CG_ARG_P, CG_ARG_OUT}, L_MODES};
+                                 {CG_ARG_T, CG_ARG_Y, CG_ARG_YP, CG_ARG_P, CG_ARG_OUT}, L_MODES, false};
 static const CgFnSpec spec_sets = {"dyad_set_eval", CG_RET_VOID, 5,
-                                   {CG_ARG_T, CG_ARG_Y, CG_ARG_YP, CG_ARG_P, CG_ARG_OUT}, L_MODES};
-static const CgFnSpec spec_coefs = {"dyad_check_coefs", CG_RET_ASSERT, 1, {CG_ARG_P}, L(P)};
+                                   {CG_ARG_T, CG_ARG_Y, CG_ARG_YP, CG_ARG_P, CG_ARG_OUT}, L_MODES, false};
+static const CgFnSpec spec_coefs = {"dyad_check_coefs", CG_RET_ASSERT, 1, {CG_ARG_P}, L(P), false};
 static const CgFnSpec spec_assert = {"dyad_check_asserts", CG_RET_ASSERT, 4,
-                                     {CG_ARG_T, CG_ARG_Y, CG_ARG_YP, CG_ARG_P}, L_DAE};
+                                     {CG_ARG_T, CG_ARG_Y, CG_ARG_YP, CG_ARG_P}, L_DAE, false};
 static const CgFnSpec spec_iresid = {"dyad_init_residual", CG_RET_STATUS, 4,
-                                     {CG_ARG_T, CG_ARG_Z, CG_ARG_P, CG_ARG_OUT}, L_INIT};
+                                     {CG_ARG_T, CG_ARG_Z, CG_ARG_P, CG_ARG_OUT}, L_INIT, true};
 static const CgFnSpec spec_ijac = {"dyad_init_jacobian", CG_RET_STATUS, 4,
-                                   {CG_ARG_T, CG_ARG_Z, CG_ARG_P, CG_ARG_OUT}, L_INIT};
+                                   {CG_ARG_T, CG_ARG_Z, CG_ARG_P, CG_ARG_OUT}, L_INIT, true};
 static const CgFnSpec spec_iguess = {"dyad_init_guess", CG_RET_VOID, 3,
-                                     {CG_ARG_T, CG_ARG_P, CG_ARG_Z}, L(TIME) | L(P) | L(MODE)};
+                                     {CG_ARG_T, CG_ARG_P, CG_ARG_Z}, L(TIME) | L(P) | L(MODE), true};
 static const CgFnSpec spec_ifinish = {"dyad_init_finish", CG_RET_VOID, 5,
-                                      {CG_ARG_T, CG_ARG_Z, CG_ARG_P, CG_ARG_Y, CG_ARG_YP}, 0};
+                                      {CG_ARG_T, CG_ARG_Z, CG_ARG_P, CG_ARG_Y, CG_ARG_YP}, 0, true};
 
-static const CgFnSpec spec_timing = {"dyad_clock_timing", CG_RET_VOID, 2, {CG_ARG_P, CG_ARG_OUT}, L(P)};
+static const CgFnSpec spec_timing = {"dyad_clock_timing", CG_RET_VOID, 2, {CG_ARG_P, CG_ARG_OUT}, L(P), false};
 static const CgFnSpec spec_tsample = {"dyad_tick_sample", CG_RET_VOID, 4,
-                                      {CG_ARG_T, CG_ARG_Y, CG_ARG_YP, CG_ARG_P}, L_DAE};
+                                      {CG_ARG_T, CG_ARG_Y, CG_ARG_YP, CG_ARG_P}, L_DAE, false};
 static const CgFnSpec spec_tresid = {"dyad_tick_residual", CG_RET_STATUS, 4,
-                                     {CG_ARG_T, CG_ARG_Z, CG_ARG_P, CG_ARG_OUT}, L_INIT};
+                                     {CG_ARG_T, CG_ARG_Z, CG_ARG_P, CG_ARG_OUT}, L_INIT, false};
 static const CgFnSpec spec_tjac = {"dyad_tick_jacobian", CG_RET_STATUS, 4,
-                                   {CG_ARG_T, CG_ARG_Z, CG_ARG_P, CG_ARG_OUT}, L_INIT};
+                                   {CG_ARG_T, CG_ARG_Z, CG_ARG_P, CG_ARG_OUT}, L_INIT, false};
 static const CgFnSpec spec_tguess = {"dyad_tick_guess", CG_RET_VOID, 3,
-                                     {CG_ARG_T, CG_ARG_P, CG_ARG_Z}, L(TIME) | L(P)};
+                                     {CG_ARG_T, CG_ARG_P, CG_ARG_Z}, L(TIME) | L(P), false};
 static const CgFnSpec spec_tfinish = {"dyad_tick_finish", CG_RET_VOID, 5,
-                                      {CG_ARG_T, CG_ARG_Z, CG_ARG_P, CG_ARG_Y, CG_ARG_YP}, L_INIT};
+                                      {CG_ARG_T, CG_ARG_Z, CG_ARG_P, CG_ARG_Y, CG_ARG_YP}, L_INIT, false};
 
 static CgItem item(Expr *a, CgArg dest, uint32_t index) {
     return (CgItem){.a = a, .dest_arg = (uint8_t)dest, .dest_index = index, .copy_arg = -1};
@@ -748,7 +748,7 @@ static void init_tables(Cg *g, const System *s) {
 }
 
 int cg_build(Cg *g, const System *s, const CgOptions *o, LLVMContextRef ctx,
-             LLVMTargetMachineRef tm) {
+             LLVMTargetMachineRef tm, bool split) {
     memset(g, 0, sizeof *g);
     g->sys = s;
     g->opt = o;
@@ -762,11 +762,16 @@ int cg_build(Cg *g, const System *s, const CgOptions *o, LLVMContextRef ctx,
     g->t_i8 = LLVMInt8TypeInContext(ctx);
     g->t_i1 = LLVMInt1TypeInContext(ctx);
     g->t_ptr = LLVMPointerTypeInContext(ctx, 0);
+    g->cur_mod = g->mod;
+    if (split) g->bulk = LLVMModuleCreateWithNameInContext("bulk", ctx);
     char *triple = LLVMGetTargetMachineTriple(tm);
-    LLVMSetTarget(g->mod, triple);
-    LLVMDisposeMessage(triple);
     LLVMTargetDataRef td = LLVMCreateTargetDataLayout(tm);
-    LLVMSetModuleDataLayout(g->mod, td);
+    LLVMModuleRef mods[2] = {g->mod, g->bulk};
+    for (int i = 0; i < 2 && mods[i]; i++) {
+        LLVMSetTarget(mods[i], triple);
+        LLVMSetModuleDataLayout(mods[i], td);
+    }
+    LLVMDisposeMessage(triple);
     init_tables(g, s);
     int rc = emit_descriptor(g, s, td);
     LLVMDisposeTargetData(td);
@@ -776,6 +781,7 @@ int cg_build(Cg *g, const System *s, const CgOptions *o, LLVMContextRef ctx,
 void cg_dispose(Cg *g) {
     if (g->bld) LLVMDisposeBuilder(g->bld);
     if (g->mod) LLVMDisposeModule(g->mod);
+    if (g->bulk) LLVMDisposeModule(g->bulk);
     if (g->arena) arena_free(g->arena);
     memset(g, 0, sizeof *g);
 }

@@ -39,6 +39,10 @@
  * into pieces of at most this size (cg_chunk.c). */
 #define CG_CHUNK_MAX_NODES 2000
 
+/* An entry function with at least this many nodes of straight-line chunks
+ * has them in the bulk object (cg_emit_object). */
+#define CG_BULK_NODES 16384
+
 typedef struct CgOptions {
     int opt_level;        /* 0..3; LLVMRunPasses "default<On>" (default 2) */
     int native_cpu;       /* object files: 1 = tune for the host CPU, 0 =
@@ -58,23 +62,29 @@ typedef struct CgOptions {
 /* Defaults: opt_level 2, generic CPU, default cap. */
 void cg_options_init(CgOptions *o);
 
-/* Build, verify, optimize and write a native PIC object for the host triple. */
-int cg_emit_object(const System *s, const CgOptions *o, const char *obj_path);
+/* Build, verify, optimize and write a native PIC object for the host triple.
+ * bulk_path NULL: one object.  Otherwise a second object there (below
+ * -O3): the straight-line chunks of every entry function that has at least
+ * CG_BULK_NODES nodes of them, and every chunk of the functions of start and
+ * initialization, compiled by the fast back end (CodeGenLevelNone) without
+ * IR passes; obj_path's entry functions call them.  Link both. */
+int cg_emit_object(const System *s, const CgOptions *o, const char *obj_path,
+                   const char *bulk_path);
 
-/* Link obj with <runtime_dir>/libdyadrt_main.a, libdyadrt.a and the static
+/* Link objs (NULL-terminated) with <runtime_dir>/libdyadrt_main.a, libdyadrt.a and the static
  * SUNDIALS/KLU archives into exe_path: the linker driver found when dyadc
  * was configured (DYADC_LINKER, an absolute path; never a shell), its
  * output kept in <scratch_dir>/link.log and shown when it fails or warns.
  * Success means exit status 0 *and* a non-empty executable at exe_path.
  * The result depends only on libc and libm. */
-int cg_link_executable(const char *obj_path, const char *exe_path, const char *runtime_dir,
+int cg_link_executable(const char *const *objs, const char *exe_path, const char *runtime_dir,
                        const char *scratch_dir);
 
-/* Link obj with <runtime_dir>/libdyadrt_fmi.a, libdyadrt.a and the static
+/* Link objs (NULL-terminated) with <runtime_dir>/libdyadrt_fmi.a, libdyadrt.a and the static
  * SUNDIALS/KLU archives into a shared object exporting only the fmi2*
  * functions (the binary of an FMU), the same way (its version script in
  * scratch_dir too).  Depends only on libc and libm. */
-int cg_link_shared(const char *obj_path, const char *so_path, const char *runtime_dir,
+int cg_link_shared(const char *const *objs, const char *so_path, const char *runtime_dir,
                    const char *scratch_dir);
 
 /* Textual IR of the (optimized at opt_level) module. */

@@ -71,7 +71,7 @@ static const Opt options[] = {
      "flatten's budget: array elements, loop iterations, instances (default 10000000)"},
     {"-Werror=units", NULL, CMDS_LOAD, OK_FLAG, F(werror_units), false, "unit mismatches are errors"},
     {"--scalarize", NULL, CMDS_LOAD, OK_FLAG, F(scalarize), false,
-     "expand `for` equation templates into scalar equations right after flattening (the reference path)"},
+     "flatten `for` equations one iteration at a time, no templates (the scalar reference path)"},
     {"--structure", NULL, CMD_BIT(FLATTEN), OK_FLAG, F(structure), false,
      "print the structured system, not the flat model"},
     {"--dump-ast", NULL, CMD_BIT(PARSE), OK_FLAG, F(dump_ast), false, "print the syntax tree"},

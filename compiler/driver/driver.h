@@ -36,7 +36,7 @@ typedef struct Driver {
     Vec(char *) initial_args; /* run/build: `--initial`, `NAME=VALUE` pairs, made
                                  initial relations of the flat model (overrides) */
     bool no_stdlib, time_passes, structure, dump_ast, fmt_check, emit_llvm, werror_units;
-    bool scalarize;           /* --scalarize: no templates past flatten (flat_set_scalarize) */
+    bool scalarize;           /* --scalarize: flatten forms no templates (flat_set_scalarize) */
     bool no_spans;            /* parse --dump-ast --no-spans (front end) */
     bool verbose;             /* -v: every phase on stderr as it starts and ends;
                                  test: the diagnostics of passing cases too */

@@ -242,11 +242,12 @@ int cmd_build(Driver *d) {
     CgOptions o;
     System *s = rc ? NULL : compile_for_code(d, &o);
     if (s) {
-        const char *obj = outf_scratch(d->arena, &out, "model.o");
+        const char *objs[3] = {outf_scratch(d->arena, &out, "model.o"),
+                               outf_scratch(d->arena, &out, "model-bulk.o"), NULL};
         phase_begin(d->clock, "codegen", true);
-        rc = cg_emit_object(s, &o, obj);
+        rc = cg_emit_object(s, &o, objs[0], objs[1]);
         phase_begin(d->clock, "link", true);
-        if (rc == 0) rc = cg_link_executable(obj, out.tmp, runtime_dir(d), out.scratch);
+        if (rc == 0) rc = cg_link_executable(objs, out.tmp, runtime_dir(d), out.scratch);
         if (rc == 0) rc = outf_commit(&out);
         phase_end(d->clock);
     }
@@ -318,12 +319,13 @@ static int fmu_write(Driver *d, OutFile *out) {
     o.opt_level = d->opt_level;
     o.on_step = codegen_step;
     o.on_step_ctx = d;
-    const char *obj = outf_scratch(d->arena, out, "model.o");
+    const char *objs[3] = {outf_scratch(d->arena, out, "model.o"),
+                           outf_scratch(d->arena, out, "model-bulk.o"), NULL};
     const char *so = outf_scratch(d->arena, out, "model.so");
     phase_begin(d->clock, "codegen", true);
-    if (rc == 0) rc = cg_emit_object(s, &o, obj);
+    if (rc == 0) rc = cg_emit_object(s, &o, objs[0], objs[1]);
     phase_begin(d->clock, "link", true);
-    if (rc == 0) rc = cg_link_shared(obj, so, runtime_dir(d), out->scratch);
+    if (rc == 0) rc = cg_link_shared(objs, so, runtime_dir(d), out->scratch);
     if (rc == 0) rc = fmi_archive(out->tmp, xml, len, so, &x);
     if (rc == 0) rc = outf_commit(out);
     phase_end(d->clock);

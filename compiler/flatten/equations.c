@@ -463,7 +463,7 @@ static bool bind_nest(Flattener *F, Inst *inst, Env **env, ForNest *f, FlatDom *
 
 static bool try_template(Flattener *F, Inst *inst, Env *env, AstNode *r) {
     ForNest f;
-    if (F->clk || F->tmpl || !for_nest(r, &f) || !tmpl_body_ok(inst, f.body, 0)) return false;
+    if (F->no_templates || F->clk || F->tmpl || !for_nest(r, &f) || !tmpl_body_ok(inst, f.body, 0)) return false;
     FlatDom *d = ARENA_NEW(F->arena, FlatDom);
     uint32_t neq = F->m->eqs.len, nvar = F->m->vars.len, ndef = F->deferred.len;
     uint64_t work, work0 = F->work;

@@ -186,8 +186,9 @@ FlatEq flat_scalarize_eq(FlatModel *m, const FlatEq *q, uint64_t inst);
  * path's order (`--scalarize`; the structure phase's entry).  Linear in
  * the scalar equations. */
 void flat_scalarize(FlatModel *m);
-/* `--scalarize`: flatten() returns the model scalarized (every template
- * expanded), the scalar path the array path is compared with. */
+/* `--scalarize`: flatten() forms no templates, it translates every `for`
+ * iteration (the scalar path, the reference the array path is compared
+ * with: its equations are what the templates' instances must be). */
 void flat_set_scalarize(bool on);
 /* Does m hold any template? */
 bool flat_has_templates(const FlatModel *m);

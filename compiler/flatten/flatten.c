@@ -36,6 +36,7 @@ bool flat_charge(Flattener *F, uint64_t n, Span at) {
 static void flattener_init(Flattener *F, Program *p, ExprCtx *ctx) {
     F->prog = p;
     F->work_limit = work_limit;
+    F->no_templates = scalarize_all;
     F->arena = p->arena;
     F->ctx = ctx;
     Interner *in = p->in;
@@ -57,6 +58,11 @@ static FlatModel *flatten_from(Flattener *F, Def *d, PendingVec *mods) {
     if (diag_error_count() > errors) return NULL;
     connect_init(F);
     clock_bind_instances(F, top);
+    /* every variable's leaf in index order: the order of commutative operands
+     * (by node id) between two variables then does not depend on which
+     * equation mentions them first, so templates and their scalar
+     * instances order them alike (docs/ARCHITECTURE.md, "Arrays") */
+    for (uint32_t v = 0; v < F->m->vars.len; v++) var_leaf(F, v);
     flatten_bindings(F);
     flatten_relations(F, top);
     if (F->over_budget) return NULL; /* the relations are incomplete: no follow-on errors */
@@ -81,9 +87,7 @@ FlatModel *flatten(Program *p, Def *d, ExprCtx *ctx) {
     F.m = ARENA_NEW(p->arena, FlatModel);
     F.m->ctx = ctx;
     F.m->name = d->qname;
-    FlatModel *m = d->node->kind == AST_ANALYSIS ? flatten_analysis(&F, d) : flatten_from(&F, d, NULL);
-    if (m && scalarize_all) flat_scalarize(m);
-    return m;
+    return d->node->kind == AST_ANALYSIS ? flatten_analysis(&F, d) : flatten_from(&F, d, NULL);
 }
 
 FlatModel *flatten_model_of(Flattener *F, Def *d, PendingVec *mods) { return flatten_from(F, d, mods); }

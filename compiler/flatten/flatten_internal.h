@@ -209,6 +209,7 @@ struct Flattener {
     struct ClockState *clk; /* clock parameters, links, helpers (clocks.c); NULL until used */
     uint64_t work, work_limit; /* structural work done, and the budget (flat_charge) */
     bool over_budget;       /* the budget ran out (reported once): stop expanding */
+    bool no_templates;      /* --scalarize: every `for` iteration translated */
     const FlatDom *tmpl;    /* while a `for` is tried as templates (equations.c):
                                its box; loop indices are affine in EXPR_IDX */
     bool speculating;       /* inside that attempt (diag_speculate): running out

@@ -10,6 +10,7 @@
 #   SpringMass         a body on a Spring force element oscillates at sqrt(c/m) (closed form)
 #   RollingWheelLean   a leaning wheel rolling without slip: energy conserved, centre at the
 #                      height its spin axis gives, material contact point at rest
+#   RollingWheelWobble a fast upright wheel nudged: lean oscillates at the linearized rate
 #   SlippingWheelSpinUp  a spinning wheel set down: an independent RK4 integration of the
 #                      reduced equations with the slip curve; angular momentum about the
 #                      contact line conserved; ends rolling at the closed-form speed
@@ -295,6 +296,27 @@ END {
 EOF
 run RollingWheelLean Wheels.dyad "$tmp/roll.csv" --stop 10 --interval 0.01 --rtol 1e-9 --atol 1e-9 &&
     check RollingWheelLean "$tmp/roll.awk" "$tmp/roll.csv"
+
+# ---- RollingWheelWobble: lean oscillation of a fast rolling wheel
+cat > "$tmp/wob.awk" <<'EOF'
+NR == 1 { header(); next }
+{
+    w = $col["wheel.der_angles[2]"]
+    if (NR > 2 && wp > 0 && w <= 0) { tc = tp + ($1 - tp) * wp / (wp - w); if (n++) t1 = tc; else t0 = tc }
+    tp = $1; wp = w
+    if (absv($col["wheel.angles[2]"]) > amax) amax = absv($col["wheel.angles[2]"])
+    o = orth(); if (o > wo) wo = o
+}
+END {
+    I3 = 0.09; I1 = 0.045; m = 2; a = 0.3; s = 10
+    T = 2 * 3.141592653589793 / sqrt((I3 * (I3 + m * a * a) * s * s / I1 - m * 9.80665 * a) / (I1 + m * a * a))
+    T1 = (t1 - t0) / (n - 1)
+    printf "RollingWheelWobble: lean period %.7f s (linearized theory %.7f), amplitude %.1e rad, orthonormality %.1e\n", T1, T, amax, wo
+    exit !(n > 5 && absv(T1 - T) < 1e-5 * T && amax < 1e-3 && wo < 1e-9)
+}
+EOF
+run RollingWheelWobble Wheels.dyad "$tmp/wob.csv" --stop 5 --interval 0.001 --rtol 1e-10 --atol 1e-10 &&
+    check RollingWheelWobble "$tmp/wob.awk" "$tmp/wob.csv"
 
 # ---- SlippingWheelSpinUp: RK4 (h = 1e-5) of the reduced equations of the upright wheel
 cat > "$tmp/slip.awk" <<'EOF'

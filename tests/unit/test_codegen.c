@@ -14,6 +14,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -835,7 +836,7 @@ START_TEST(test_empty_system) {
     ck_assert_double_eq(r, 7);
     m->param_defaults(NULL, NULL);
     cg_jit_free(j);
-    ck_assert_int_ne(cg_emit_object(&t->s, NULL, "/nonexistent-dir/x.o"), 0);
+    ck_assert_int_ne(cg_emit_object(&t->s, NULL, "/nonexistent-dir/x.o", NULL), 0);
     diag_reset();
     ts_free(t);
 }
@@ -900,8 +901,9 @@ START_TEST(test_object_link_run) {
     snprintf(exe, sizeof exe, "%s/model", dir);
     snprintf(csv, sizeof csv, "%s/out.csv", dir);
     TestSys *t = decay_system();
-    ck_assert_int_eq(cg_emit_object(&t->s, NULL, obj), 0);
-    ck_assert_int_eq(cg_link_executable(obj, exe, rt, dir), 0);
+    ck_assert_int_eq(cg_emit_object(&t->s, NULL, obj, NULL), 0);
+    const char *objs[2] = {obj, NULL};
+    ck_assert_int_eq(cg_link_executable(objs, exe, rt, dir), 0);
     char *argv[] = {exe, "-o", csv, "--stop", "1", "--rtol", "1e-8", "--atol", "1e-10", NULL};
     ck_assert_int_eq(run(argv), 0);
     double y1 = csv_last(csv, "y");
@@ -917,6 +919,65 @@ START_TEST(test_object_link_run) {
     unlink(exe);
     unlink(csv);
     unlink(csv2);
+    rmdir(dir);
+    ts_free(t);
+}
+END_TEST
+
+static long file_size(const char *path) {
+    struct stat st;
+    return stat(path, &st) == 0 ? (long)st.st_size : -1;
+}
+
+/* A straight-line residual and Jacobian of 10,001 rows (no loops) exceed
+ * CG_BULK_NODES: their chunks go to the bulk object (fast back end), the
+ * entries stay in the main one; linked together they simulate exactly as
+ * the JIT's single module does. */
+START_TEST(test_bulk_object) {
+    const char *build = getenv("DYADC_BUILD_DIR");
+    if (!build) {
+        fprintf(stderr, "test_bulk_object: DYADC_BUILD_DIR unset, skipped\n");
+        return;
+    }
+    char rt[4096], dir[] = "/tmp/dyadc_cg_XXXXXX";
+    snprintf(rt, sizeof rt, "%s/runtime", build);
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    char obj[4200], bulk[4200], exe[4200], csv[4200], csv2[4200];
+    snprintf(obj, sizeof obj, "%s/model.o", dir);
+    snprintf(bulk, sizeof bulk, "%s/model-bulk.o", dir);
+    snprintf(exe, sizeof exe, "%s/model", dir);
+    snprintf(csv, sizeof csv, "%s/out.csv", dir);
+    snprintf(csv2, sizeof csv2, "%s/jit.csv", dir);
+    TestSys *t = big_system(10001);
+    Expr **out = ARENA_ARRAY(t->arena, Expr *, 2);
+    out[0] = Y(t, 0);
+    out[1] = Y(t, 5000);
+    ts_set_outputs(t, 2, out);
+    CgOptions o;
+    cg_options_init(&o);
+    o.no_loops = 1;
+    ck_assert_int_eq(cg_emit_object(&t->s, &o, obj, bulk), 0);
+    ck_assert_msg(file_size(bulk) > file_size(obj), "bulk object %ld bytes, main %ld",
+                  file_size(bulk), file_size(obj));
+    const char *objs[3] = {obj, bulk, NULL};
+    ck_assert_int_eq(cg_link_executable(objs, exe, rt, dir), 0);
+    char *argv[] = {exe, "-o", csv, "--stop", "0.05", NULL};
+    ck_assert_int_eq(run(argv), 0);
+    char *jargv[] = {"model", "-o", csv2, "--stop", "0.05", NULL};
+    o.opt_level = 2;
+    ck_assert_int_eq(cg_jit_run(&t->s, &o, 5, jargv), 0);
+    for (int k = 0; k < 2; k++) {
+        const char *col = k ? "out1" : "out0";
+        double a = csv_last(csv, col), b = csv_last(csv2, col);
+        ck_assert_msg(isfinite(a) && a != 1.0 && fabs(a - b) <= 1e-12 * fabs(b),
+                      "%s: object %.17g, JIT %.17g", col, a, b);
+    }
+    unlink(obj);
+    unlink(bulk);
+    unlink(exe);
+    unlink(csv);
+    unlink(csv2);
+    unlink(arena_printf(t->arena, "%s/link.log", dir));
     rmdir(dir);
     ts_free(t);
 }
@@ -938,6 +999,7 @@ static Suite *codegen_suite(void) {
     tcase_add_test(tc, test_asserts_and_init);
     tcase_add_test(tc, test_descriptor_layout);
     tcase_add_test(tc, test_chunk_bounds);
+    tcase_add_test(tc, test_bulk_object);
     tcase_add_test(tc, test_loops_bitwise);
     tcase_add_test(tc, test_dump_ir);
     tcase_add_test(tc, test_empty_system);
