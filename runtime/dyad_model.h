@@ -360,6 +360,26 @@ typedef struct DyrtModel {
     const int32_t *init_block_ptr;    /* [init_nblocks+1] into the next two */
     const int32_t *init_block_rows;   /* [init_n] the block's init equations */
     const int32_t *init_block_cols;   /* [init_n] the unknown each determines */
+
+    /* ABI 6, appended (0 / NULL: none): F's blocks as Model Exchange solves
+     * them, the states fixed (runtime/me.c): ode_nblocks blocks grouped by
+     * level -- a block's rows read only its own unknowns and those of lower
+     * levels -- level l being blocks ode_level_ptr[l] .. ode_level_ptr[l+1];
+     * block b's residual rows and the unknowns they determine (index i: y'_i
+     * of a differential i, y_i of an algebraic one) are ode_rows/ode_cols
+     * [ode_ptr[b] .. ode_ptr[b+1]).  ode_flags[b]: DYRT_ODE_LINEAR when the
+     * rows' derivatives in the block's unknowns are free of them,
+     * DYRT_ODE_KNOWN when free of every unknown (states, parameters, time,
+     * modes only). */
+    int32_t ode_nblocks, ode_nlevels;
+    const int32_t *ode_level_ptr;     /* [ode_nlevels+1] */
+    const int32_t *ode_ptr;           /* [ode_nblocks+1] */
+    const int32_t *ode_rows;          /* [ny] */
+    const int32_t *ode_cols;          /* [ny] */
+    const unsigned char *ode_flags;   /* [ode_nblocks] DYRT_ODE_* */
 } DyrtModel;
+
+/* ode_flags bits */
+enum { DYRT_ODE_LINEAR = 1, DYRT_ODE_KNOWN = 2 };
 
 #endif

@@ -181,6 +181,18 @@ int dyrt_init(DyrtSim *s, double tout1);
 int dyrt_step_to(DyrtSim *s, double tout);
 int dyrt_failed_assert(const DyrtSim *s);   /* 1 + index, or 0 */
 
+/* Saving and restoring the handle's state (FMI Co-Simulation's FMU
+ * state): dyrt_state_size doubles hold the point (t, y, y', parameters
+ * and modes) and the event and clock bookkeeping.  IDA's history (its
+ * step sizes and past values) is not kept: dyrt_state_save restarts the
+ * integrator at the current point after copying it out, and
+ * dyrt_state_restore restarts it the same way after copying it in, so a
+ * run continued after a save and one continued after the restore take
+ * the same steps (bit for bit).  Both only while READY; 0 or a status. */
+size_t dyrt_state_size(const DyrtSim *s);
+int dyrt_state_save(DyrtSim *s, double *buf);
+int dyrt_state_restore(DyrtSim *s, const double *buf);
+
 /* Clock ticks (dyad_model.h, "Clocks").  dyrt_init and dyrt_step_to(s,
  * tout) do the ticks on their way, those at the start and at tout
  * included.  With dyrt_set_stop_at_ticks(s, 1) (before dyrt_init) they

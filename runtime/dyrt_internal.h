@@ -309,6 +309,17 @@ int dyrt_initial_values(DyrtSim *s, double tout1);
 int dyrt_advance(DyrtSim *s, double tout);
 int dyrt_asserts_at(DyrtSim *s, double t, const double *y, const double *yp);
 
+/* blockmap.c: each block's entries in a sparse Jacobian (see there) */
+typedef struct DyrtBlockMap {
+    int *row_block;            /* [n] the block of each row */
+    int *ent_ptr;              /* [nb + 1] into ent_pos, ent_ij */
+    int *ent_pos, *ent_ij;     /* CSC index, place in the dense matrix */
+    int *a_off;                /* [nb + 1] offset of each dense matrix */
+} DyrtBlockMap;
+int dyrt_block_map(DyrtBlockMap *bm, int n, int nb, const int32_t *ptr, const int32_t *rows,
+                   const int32_t *cols, const int *colptr, const int *rowidx, int max);
+void dyrt_block_map_free(DyrtBlockMap *bm);
+
 /* me.c: the index-1 solve for y' of the states and the algebraic y
  * (FMI Model Exchange) and its directional derivatives. */
 typedef struct DyrtMe {
@@ -320,6 +331,13 @@ typedef struct DyrtMe {
     klu_symbolic *sym;
     klu_numeric *num;
     klu_common common;
+    int blockwise;             /* 1: the model's blocks (ode_*) level by level */
+    DyrtBlockMap bm;           /* the blocks' dense matrices in j1 */
+    double *a;                 /* [bm.a_off[nb]] their LU factors */
+    int32_t *piv;              /* [n] pivots, at ode_ptr[b] */
+    unsigned char *done;       /* [nb] converged in this solve */
+    long nresid, njac, nwhole; /* evaluations (residual, Jacobian pairs) and
+                                  whole-system solves, for the statistics */
 } DyrtMe;
 int dyrt_me_alloc(DyrtMe *me, const DyrtModel *m);
 void dyrt_me_free(DyrtMe *me);

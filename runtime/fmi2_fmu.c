@@ -7,6 +7,9 @@
  *   [0, np)                    parameter p[i]
  *   [np, np + nout)            output column (every model variable)
  *   [np + nout, np + nout + ny) der(y_i) of a differential unknown y_i
+ *   [np + nout + ny, np + nout + 2 ny)  y_i itself: the variable of a state
+ *                              that no output column is (a state of a
+ *                              state set, `$set1[1]`: its candidate changes)
  *
  * States (ME): the differential unknowns y_i (y_is_diff), in index order.
  * Initialization: a DyrtSim (sim.c) does it -- parameters, the
@@ -17,7 +20,10 @@
  * solves the index-1 system for the derivatives (me.c); a clocked model
  * keeps the DyrtSim for its clocks (clocks.c): fmi2NewDiscreteStates
  * ticks the clocks due at the event's time on it, with the instance's
- * point copied in and the new held values copied back.
+ * point copied in and the new held values copied back.  A model with
+ * state sets keeps the DyrtSim for the sets (stateset.c): their criteria
+ * are event indicators, and fmi2NewDiscreteStates switches a set whose
+ * choice has degraded, changing the values of its states (docs/FMI.md).
  *
  * The state machine of the standard (FMI 2.0.4, sections 3.2.3 and 4.2.4)
  * is checked on every call: a call in a state where the standard does not
@@ -240,8 +246,6 @@ fmi2Component fmi2Instantiate(fmi2String instanceName, fmi2Type fmuType, fmi2Str
         why = "the GUID does not match this binary's modelDescription.xml";
     else if (dyrt_check_model(f->m) != 0)
         why = "malformed model descriptor";
-    else if (fmuType == fmi2ModelExchange && f->m->nsets > 0)
-        why = "this binary switches state sets (exported with --kind cs): Co-Simulation only";
     else if (alloc_fmu(f) != 0)
         why = "out of memory";
     if (why) {
@@ -344,7 +348,7 @@ static int take_point(Fmu *f)
     if (f->kind == fmi2ModelExchange && m->nclocks > 0) {
         f->sim->clk.consistent = me_consistent;
         f->sim->clk.consistent_ud = f;
-    } else if (f->kind == fmi2ModelExchange) {
+    } else if (f->kind == fmi2ModelExchange && m->nsets <= 0) {
         dyrt_free(f->sim);
         f->sim = NULL;
     }
@@ -440,7 +444,7 @@ static void point(Fmu *f, double *t, const double **y, const double **yp, const 
 static int bad_vr(const Fmu *f, fmi2ValueReference vr)
 {
     const DyrtModel *m = f->m;
-    return vr >= (fmi2ValueReference)(m->np + m->nout + m->ny);
+    return vr >= (fmi2ValueReference)(m->np + m->nout + 2 * m->ny);
 }
 
 /* Values before initialization: parameters only. */
@@ -482,8 +486,10 @@ fmi2Status fmi2GetReal(fmi2Component c, const fmi2ValueReference vr[], size_t nv
             value[k] = p[v];
         else if (v < (fmi2ValueReference)(m->np + m->nout))
             value[k] = f->out[v - (fmi2ValueReference)m->np];
-        else
+        else if (v < (fmi2ValueReference)(m->np + m->nout + m->ny))
             value[k] = yp[v - (fmi2ValueReference)(m->np + m->nout)];
+        else
+            value[k] = y[v - (fmi2ValueReference)(m->np + m->nout + m->ny)];
     }
     LEAVE(fmi2OK);
 }
@@ -587,8 +593,11 @@ NO_VARIABLES(fmi2SetString, fmi2String, const)
  * the modes, and a clocked model's count of ticks done of each periodic
  * clock) and the mode of the state machine, so a saved state restores
  * exactly.  Serialized as a magic word, the sizes and the doubles.
- * Co-Simulation: not supported (IDA's history and the event bookkeeping
- * would have to be restored too): canGetAndSetFMUstate is false there. */
+ * Co-Simulation: the DyrtSim's state (dyrt_state_save: the point, the
+ * event and clock bookkeeping); IDA's history is not kept, so saving
+ * restarts the integrator at the current point and restoring restarts it
+ * the same way: a step after a save and the same step after restoring
+ * that state give the same bits. */
 
 #define FMU_STATE_MAGIC 0x44594144u   /* "DYAD" */
 
@@ -602,66 +611,76 @@ typedef struct FmuState {
 } FmuState;
 
 
-static size_t state_size(const DyrtModel *m)
+static size_t state_size(const Fmu *f)
 {
+    const DyrtModel *m = f->m;
+    if (f->kind == fmi2CoSimulation)
+        return sizeof(FmuState) + sizeof(double) * (f->sim ? dyrt_state_size(f->sim) : 0);
     return sizeof(FmuState) + sizeof(double) * (2 * (size_t)m->ny + (size_t)npm_of(m) +
                                                 (size_t)m->nclocks);
 }
 
-static int me_state_ok(Fmu *f, const char *fn)
+static int state_ok(Fmu *f, const char *fn)
 {
-    if (f->kind != fmi2ModelExchange) {
-        fail(f, fn, "not supported in Co-Simulation (canGetAndSetFMUstate is false there)");
-        return 0;
-    }
-    if (!f->initialized) {
-        fail(f, fn, "no state before the initialization");
+    if (!f->initialized || (f->kind == fmi2CoSimulation && (!f->sim || f->sim->phase != DYRT_SIM_READY))) {
+        fail(f, fn, "no state before the initialization or after a failed step");
         return 0;
     }
     return 1;
 }
 
-static void state_save(const Fmu *f, FmuState *st)
+/* 0, or -1 when Co-Simulation's restart failed */
+static int state_save(const Fmu *f, FmuState *st)
 {
     const DyrtModel *m = f->m;
     size_t ny = (size_t)m->ny;
     *st = (FmuState){.magic = FMU_STATE_MAGIC, .ny = m->ny, .npm = npm_of(m), .nclk = m->nclocks,
                      .phase = (int32_t)f->phase, .solved = f->solved, .t = f->t};
+    if (f->kind == fmi2CoSimulation)
+        return dyrt_state_save(f->sim, st->v) ? -1 : 0;
     memcpy(st->v, f->y, ny * sizeof(double));
     memcpy(st->v + ny, f->yp, ny * sizeof(double));
     memcpy(st->v + 2 * ny, f->p, (size_t)npm_of(m) * sizeof(double));
     for (int32_t c = 0; c < m->nclocks; c++)
         st->v[2 * ny + (size_t)npm_of(m) + (size_t)c] = (double)f->sim->clk.next[c];
+    return 0;
 }
 
 static int state_valid(const Fmu *f, const FmuState *st)
 {
     return st && st->magic == FMU_STATE_MAGIC && st->ny == f->m->ny && st->npm == npm_of(f->m) &&
            st->nclk == f->m->nclocks &&
-           (st->phase == FMU_EVENT || st->phase == FMU_CONT || st->phase == FMU_INIT);
+           (f->kind == fmi2CoSimulation ? st->phase == FMU_STEP
+                                        : st->phase == FMU_EVENT || st->phase == FMU_CONT || st->phase == FMU_INIT);
 }
 
 fmi2Status fmi2GetFMUstate(fmi2Component c, fmi2FMUstate *s)
 {
     ENTER(c, "fmi2GetFMUstate", ANY_KIND, AFTER_INIT & ~P_ERR);
-    if (!s || !me_state_ok(f, "fmi2GetFMUstate"))
+    if (!s || !state_ok(f, "fmi2GetFMUstate"))
         LEAVE(f->phase == FMU_ERROR ? fmi2Error : fail(f, "fmi2GetFMUstate", "null pointer"));
-    FmuState *st = *s ? *s : malloc(state_size(f->m));
+    FmuState *st = *s ? *s : malloc(state_size(f));
     if (!st)
         LEAVE(fail(f, "fmi2GetFMUstate", "out of memory"));
-    state_save(f, st);
     *s = st;
+    if (state_save(f, st) != 0)
+        LEAVE(fail(f, "fmi2GetFMUstate", "the integrator's restart at t = %.17g failed", st->t));
     LEAVE(fmi2OK);
 }
 
 fmi2Status fmi2SetFMUstate(fmi2Component c, fmi2FMUstate s)
 {
     ENTER(c, "fmi2SetFMUstate", ANY_KIND, AFTER_INIT & ~P_ERR);
-    if (!me_state_ok(f, "fmi2SetFMUstate"))
+    if (!state_ok(f, "fmi2SetFMUstate"))
         LEAVE(fmi2Error);
     const FmuState *st = s;
     if (!state_valid(f, st))
         LEAVE(fail(f, "fmi2SetFMUstate", "not a state of this model"));
+    if (f->kind == fmi2CoSimulation) {
+        if (dyrt_state_restore(f->sim, st->v) != 0)
+            LEAVE(fail(f, "fmi2SetFMUstate", "the integrator's restart at t = %.17g failed", st->t));
+        LEAVE(fmi2OK);
+    }
     size_t ny = (size_t)f->m->ny;
     memcpy(f->y, st->v, ny * sizeof(double));
     memcpy(f->yp, st->v + ny, ny * sizeof(double));
@@ -689,23 +708,23 @@ fmi2Status fmi2SerializedFMUstateSize(fmi2Component c, fmi2FMUstate s, size_t *n
     ENTER(c, "fmi2SerializedFMUstateSize", ANY_KIND, ~0u);
     if (!n || !state_valid(f, s))
         LEAVE(fail(f, "fmi2SerializedFMUstateSize", "not a state of this model"));
-    *n = state_size(f->m);
+    *n = state_size(f);
     LEAVE(fmi2OK);
 }
 
 fmi2Status fmi2SerializeFMUstate(fmi2Component c, fmi2FMUstate s, fmi2Byte b[], size_t n)
 {
     ENTER(c, "fmi2SerializeFMUstate", ANY_KIND, ~0u);
-    if (!b || !state_valid(f, s) || n < state_size(f->m))
+    if (!b || !state_valid(f, s) || n < state_size(f))
         LEAVE(fail(f, "fmi2SerializeFMUstate", "not a state of this model, or the buffer is too small"));
-    memcpy(b, s, state_size(f->m));
+    memcpy(b, s, state_size(f));
     LEAVE(fmi2OK);
 }
 
 fmi2Status fmi2DeSerializeFMUstate(fmi2Component c, const fmi2Byte b[], size_t n, fmi2FMUstate *s)
 {
     ENTER(c, "fmi2DeSerializeFMUstate", ANY_KIND, ~0u);
-    size_t size = state_size(f->m);
+    size_t size = state_size(f);
     if (!b || !s || n != size || !state_valid(f, (const FmuState *)(const void *)b))
         LEAVE(fail(f, "fmi2DeSerializeFMUstate", "%zu bytes are not a serialized state of this model", n));
     FmuState *st = malloc(size);
@@ -776,6 +795,10 @@ static fmi2Status me_eval(Fmu *f, const char *fn, size_t n, size_t want, fmi2Rea
             v[k] = f->yp[f->xi[k]];
     } else if (n > 0) {
         f->m->zero_crossings(f->t, f->y, f->yp, f->p, v);
+        if (f->m->nsets > 0) {     /* the sets' criteria (their choice: the modes in p) */
+            memcpy(f->sim->p, f->p, (size_t)npm_of(f->m) * sizeof(double));
+            dyrt_sets_criteria(f->sim, f->t, f->y, f->yp, v);
+        }
     }
     for (size_t k = 0; k < n; k++)
         if (!isfinite(v[k]))
@@ -876,14 +899,39 @@ static int me_clock_event(Fmu *f)
     return settle_modes(f);
 }
 
+/* The state sets whose choice has degraded (below DYRT_SET_SWITCH of the
+ * best, stateset.c) switch at the event's point, as `dyadc run` does at
+ * their root: the modes (in p) and the values of the set states (y, y')
+ * change to the new candidates'; the point is solved again with them.
+ * Returns how many switched, -1 after a message. */
+static int me_switch_sets(Fmu *f)
+{
+    const DyrtModel *m = f->m;
+    if (m->nsets <= 0)
+        return 0;
+    if (ensure_solved(f) != 0)
+        return fail(f, "fmi2NewDiscreteStates", "cannot evaluate the model at t = %.17g", f->t), -1;
+    memcpy(f->sim->p, f->p, (size_t)npm_of(m) * sizeof(double));
+    int n = dyrt_sets_switch(f->sim, f->t, f->y, f->yp, NULL);
+    if (n == 0)
+        return 0;
+    memcpy(f->p, f->sim->p, (size_t)npm_of(m) * sizeof(double));
+    f->solved = 0;
+    return settle_modes(f) != 0 ? -1 : n;
+}
+
 fmi2Status fmi2NewDiscreteStates(fmi2Component c, fmi2EventInfo *info)
 {
     ENTER(c, "fmi2NewDiscreteStates", ME, P_EVENT);
     if (!info)
         LEAVE(fail(f, "fmi2NewDiscreteStates", "null event info"));
-    if ((f->sim ? me_clock_event(f) : settle_modes(f)) != 0)
+    if ((f->m->nclocks > 0 ? me_clock_event(f) : settle_modes(f)) != 0)
+        LEAVE(fmi2Error);
+    int switched = me_switch_sets(f);
+    if (switched < 0)
         LEAVE(fmi2Error);
     memset(info, 0, sizeof *info);
+    info->valuesOfContinuousStatesChanged = switched > 0;
     info->nextEventTimeDefined = next_time_event(f, &info->nextEventTime);
     if (!info->nextEventTimeDefined)
         info->nextEventTime = 0;
@@ -924,6 +972,8 @@ static double directional_value(Fmu *f, fmi2ValueReference v)
     fmi2ValueReference np = (fmi2ValueReference)m->np, no = (fmi2ValueReference)m->nout;
     if (v < np)
         return 0.0;
+    if (v >= np + no + (fmi2ValueReference)m->ny)
+        return f->dy[v - np - no - (fmi2ValueReference)m->ny];
     if (v >= np + no)
         return f->dyp[v - np - no];
     return f->out[v - np];
@@ -968,12 +1018,13 @@ fmi2Status fmi2GetDirectionalDerivative(fmi2Component c, const fmi2ValueReferenc
     memset(f->dx, 0, sizeof(double) * (size_t)m->ny);
     for (size_t k = 0; k < nKnown; k++) {
         fmi2ValueReference v = vKnown_ref[k];
-        int i = (int)v - m->np;
-        if (v < (fmi2ValueReference)m->np || i >= m->nout)
+        int i = (int)v - m->np, own = (int)v - m->np - m->nout - m->ny;   /* own: a set state's variable */
+        if (v < (fmi2ValueReference)m->np || (i >= m->nout && (own < 0 || own >= m->ny)))
             LEAVE(fail(f, "fmi2GetDirectionalDerivative", "value reference %u is not a state", v));
-        int32_t yi = f->out_state[i];
+        int32_t yi = own >= 0 ? own : f->out_state[i];
         if (yi < 0 || (m->y_is_diff && !m->y_is_diff[yi]))
-            LEAVE(fail(f, "fmi2GetDirectionalDerivative", "'%s' is not a state", m->out_names[i]));
+            LEAVE(fail(f, "fmi2GetDirectionalDerivative", "'%s' is not a state",
+                       own >= 0 ? m->y_names[own] : m->out_names[i]));
         f->dx[yi] += dvKnown[k];
     }
     if (dyrt_me_directional(&f->me, f->t, f->y, f->yp, f->p, f->dx, f->dy, f->dyp) != 0)

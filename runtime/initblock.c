@@ -69,7 +69,7 @@ typedef struct Bw {
     int *level, *lev_ptr, *lev_blk;    /* blocks by level */
     int *row_block;                    /* [n] */
     int *ent_ptr, *ent_pos, *ent_ij;   /* per block: Jacobian entries inside it */
-    int *a_off;                        /* [nb + 1] offset of its dense matrix */
+    int *a_off;                        /* [nb + 1] offset of its dense matrix (blockmap.c) */
     double *a, *step, *phi;            /* dense matrices; per block step, merit */
     int32_t *piv;                      /* [n] pivots, at ptr[b] */
     unsigned char *state;              /* per block: ACTIVE, PENDING, DONE */
@@ -105,47 +105,21 @@ static void levels(Bw *w) {
     free(fill);
 }
 
-/* the Jacobian entries of each block's rows in its own columns */
-static void entries(Bw *w, const int *row_local) {
-    const Newton *nw = w->nw;
-    int m = 0;
-    for (int b = 0; b < w->nb; b++) {
-        w->ent_ptr[b] = m;
-        int k = bsize(w, b);
-        for (int j = 0; j < k; j++) {
-            int z = w->cols[w->ptr[b] + j];
-            for (int e = nw->colptr[z]; e < nw->colptr[z + 1]; e++)
-                if (w->row_block[nw->rowidx[e]] == b) {
-                    w->ent_pos[m] = e;
-                    w->ent_ij[m++] = row_local[nw->rowidx[e]] + (k <= BLOCK_MAX ? k * j : 0);
-                }
-        }
-        w->a_off[b + 1] = w->a_off[b] + (k <= BLOCK_MAX ? k * k : 0);
-    }
-    w->ent_ptr[w->nb] = m;
-}
-
 static int bw_alloc(Bw *w, Newton *nw) {
     const DyrtModel *m = nw->m;
-    int n = nw->n, nb = m->init_nblocks, nnz = nw->colptr[n];
+    int n = nw->n, nb = m->init_nblocks;
     *w = (Bw){.nw = nw, .ptr = m->init_block_ptr, .rows = m->init_block_rows, .cols = m->init_block_cols, .nb = nb};
-    int **iv[] = {&w->level, &w->lev_ptr, &w->lev_blk, &w->row_block, &w->ent_ptr, &w->ent_pos,
-                  &w->ent_ij, &w->a_off};
-    size_t len[] = {nb, nb + 1, nb, n, nb + 1, nnz, nnz, nb + 1};
-    for (int k = 0; k < 8; k++)
+    DyrtBlockMap bm;
+    if (dyrt_block_map(&bm, n, nb, w->ptr, w->rows, w->cols, nw->colptr, nw->rowidx, BLOCK_MAX))
+        return -1;
+    w->row_block = bm.row_block, w->ent_ptr = bm.ent_ptr, w->ent_pos = bm.ent_pos;
+    w->ent_ij = bm.ent_ij, w->a_off = bm.a_off;
+    int **iv[] = {&w->level, &w->lev_ptr, &w->lev_blk};
+    size_t len[] = {nb, nb + 1, nb};
+    for (int k = 0; k < 3; k++)
         if (!(*iv[k] = dyrt_calloc(len[k], sizeof(int))))
             return -1;
-    int *row_local = dyrt_calloc((size_t)n, sizeof(int));
-    if (!row_local)
-        return -1;
-    for (int b = 0; b < nb; b++)
-        for (int k = w->ptr[b]; k < w->ptr[b + 1]; k++) {
-            w->row_block[w->rows[k]] = b;
-            row_local[w->rows[k]] = k - w->ptr[b];
-        }
     levels(w);
-    entries(w, row_local);
-    free(row_local);
     w->a = dyrt_calloc((size_t)w->a_off[nb], sizeof(double));
     w->step = dyrt_calloc((size_t)nb, sizeof(double));
     w->phi = dyrt_calloc((size_t)nb, sizeof(double));

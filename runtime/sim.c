@@ -248,6 +248,78 @@ int dyrt_step_to(DyrtSim *s, double tout)
     return rc;
 }
 
+/* ---------- the state (dyrt_state_*) ----------
+ * Layout, all doubles: t, y [ny], y' [ny], p [np + nmodes], the event
+ * bookkeeping (flip_t, check_pending, check_t0, check_t, tstop_done,
+ * nevents, failed_assert, input_changed, event_times [DYRT_ZENO_EVENTS],
+ * flips [nz], pushed [nz]) and the clocks' (pending, then next, due,
+ * zc_mode [nclocks] each). */
+
+static size_t npm(const DyrtModel *m)
+{
+    return (size_t)m->np + (size_t)(m->nmodes > 0 ? m->nmodes : 0);
+}
+
+size_t dyrt_state_size(const DyrtSim *s)
+{
+    const DyrtModel *m = s->m;
+    return 1 + 2 * (size_t)m->ny + npm(m) + 8 + DYRT_ZENO_EVENTS + 2 * (size_t)m->nz + 1 +
+           3 * (size_t)m->nclocks;
+}
+
+/* dir 0: the handle into buf, 1: buf into the handle */
+static void state_copy(DyrtSim *s, double *buf, int dir)
+{
+    const DyrtModel *m = s->m;
+    size_t ny = (size_t)m->ny, at = 0;
+#define ONE(field, type) (dir ? (void)((field) = (type)buf[at++]) : (void)(buf[at++] = (double)(field)))
+#define MANY(arr, n, type) for (size_t i_ = 0; i_ < (size_t)(n); i_++) ONE((arr)[i_], type)
+    ONE(s->t, double);
+    MANY(s->ida ? N_VGetArrayPointer(s->yy) : s->y0, ny, double);
+    MANY(s->ida ? N_VGetArrayPointer(s->yp) : s->yp0, ny, double);
+    MANY(s->p, npm(m), double);
+    ONE(s->flip_t, double);
+    ONE(s->check_pending, int);
+    ONE(s->check_t0, double);
+    ONE(s->check_t, double);
+    ONE(s->tstop_done, double);
+    ONE(s->nevents, long);
+    ONE(s->failed_assert, int);
+    ONE(s->input_changed, int);
+    MANY(s->event_times, DYRT_ZENO_EVENTS, double);
+    MANY(s->flips, m->nz, unsigned char);
+    MANY(s->pushed, m->nz, unsigned char);
+    ONE(s->clk.pending, int);
+    MANY(s->clk.next, s->clk.next ? m->nclocks : 0, long long);
+    MANY(s->clk.due, s->clk.due ? m->nclocks : 0, unsigned char);
+    MANY(s->clk.zc_mode, s->clk.zc_mode ? m->nclocks : 0, double);
+#undef MANY
+#undef ONE
+}
+
+int dyrt_state_save(DyrtSim *s, double *buf)
+{
+    if (dyrt_sim_expect(s, DYRT_SIM_READY, "dyrt_state_save"))
+        return DYRT_EXIT_INTERNAL;
+    memset(buf, 0, dyrt_state_size(s) * sizeof *buf);
+    state_copy(s, buf, 0);
+    int rc = s->ida ? dyrt_restart_at(s, s->t, "saving the state", 0) : 0;
+    if (rc)
+        s->phase = DYRT_SIM_FAILED;
+    return rc;
+}
+
+int dyrt_state_restore(DyrtSim *s, const double *buf)
+{
+    if (dyrt_sim_expect(s, DYRT_SIM_READY, "dyrt_state_restore"))
+        return DYRT_EXIT_INTERNAL;
+    state_copy(s, (double *)buf, 1);
+    int rc = s->ida ? dyrt_restart_at(s, s->t, "restoring a state", 0) : 0;
+    if (rc)
+        s->phase = DYRT_SIM_FAILED;
+    return rc;
+}
+
 void dyrt_set_stop_at_ticks(DyrtSim *s, int on)
 {
     s->clk.stop_at_ticks = on;

@@ -173,13 +173,17 @@ int dyrt_lu(double *a, int32_t n, int32_t *piv)
     return 1;
 }
 
-/* b = A^-1 b from dyrt_lu's factors */
+/* b = A^-1 b from dyrt_lu's factors: P A = L U, the interchanges applied
+ * to whole rows (L's columns too), so every interchange is applied to b
+ * first, then the substitutions (as LAPACK's getrs). */
 void dyrt_lu_solve(const double *a, int32_t n, const int32_t *piv, double *b)
 {
     for (int32_t j = 0; j < n; j++) {
         double t = b[j];
         b[j] = b[piv[j]];
         b[piv[j]] = t;
+    }
+    for (int32_t j = 0; j < n; j++) {
         for (int32_t i = j + 1; i < n; i++)
             b[i] -= a[j * n + i] * b[j];
     }
@@ -272,6 +276,29 @@ static int bad_init_blocks(const DyrtModel *m)
     return 0;
 }
 
+/* The ME blocks: levels and blocks non-empty and ascending, every row and
+ * column in range (me.c indexes with them). */
+static int bad_ode_blocks(const DyrtModel *m)
+{
+    int nb = m->ode_nblocks, nl = m->ode_nlevels;
+    if (nb == 0)
+        return 0;
+    if (nb < 0 || nl <= 0 || !m->ode_level_ptr || !m->ode_ptr || !m->ode_rows || !m->ode_cols || !m->ode_flags)
+        return 1;
+    if (m->ode_level_ptr[0] != 0 || m->ode_level_ptr[nl] != nb || m->ode_ptr[0] != 0 || m->ode_ptr[nb] != m->ny)
+        return 1;
+    for (int l = 0; l < nl; l++)
+        if (m->ode_level_ptr[l + 1] <= m->ode_level_ptr[l])
+            return 1;
+    for (int b = 0; b < nb; b++)
+        if (m->ode_ptr[b + 1] <= m->ode_ptr[b])
+            return 1;
+    for (int i = 0; i < m->ny; i++)
+        if (m->ode_rows[i] < 0 || m->ode_rows[i] >= m->ny || m->ode_cols[i] < 0 || m->ode_cols[i] >= m->ny)
+            return 1;
+    return 0;
+}
+
 static const char *model_problem(const DyrtModel *m)
 {
     if (m->abi_version != DYRT_ABI_VERSION)
@@ -304,6 +331,8 @@ static const char *model_problem(const DyrtModel *m)
         return "out_alias refers to a later column";
     if (bad_init_blocks(m))
         return "malformed initialization blocks";
+    if (bad_ode_blocks(m))
+        return "malformed Model Exchange blocks";
     return NULL;
 }
 

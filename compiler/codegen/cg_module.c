@@ -63,7 +63,9 @@
     X(PTR, set_cand_names) X(I32, set_neval) X(PTR, set_eval)            \
     X(PTR, out_conn)                                                     \
     X(I32, init_nblocks) X(PTR, init_block_ptr) X(PTR, init_block_rows)  \
-    X(PTR, init_block_cols)
+    X(PTR, init_block_cols)                                              \
+    X(I32, ode_nblocks) X(I32, ode_nlevels) X(PTR, ode_level_ptr)        \
+    X(PTR, ode_ptr) X(PTR, ode_rows) X(PTR, ode_cols) X(PTR, ode_flags)
 
 #define SETTINGS_FIELDS(X)                                               \
     X(F64, start) X(F64, stop) X(F64, interval) X(F64, rtol)             \
@@ -532,6 +534,20 @@ static void fill_init_blocks(Cg *g, const System *s, LLVMValueRef *v) {
     v[MF_init_block_cols] = i32_global(g, "init_block_cols", (const int32_t *)s->init_block_cols, s->init_n);
 }
 
+/* F's blocks for Model Exchange (ABI 6, appended; system.h): tables only,
+ * runtime/me.c solves them level by level. */
+static void fill_ode_blocks(Cg *g, const System *s, LLVMValueRef *v) {
+    uint32_t nb = s->ode_nblocks;
+    v[MF_ode_nblocks] = LLVMConstInt(g->t_i32, nb, 0);
+    v[MF_ode_nlevels] = LLVMConstInt(g->t_i32, nb ? s->ode_nlevels : 0, 0);
+    if (!nb) return;
+    v[MF_ode_level_ptr] = i32_global(g, "ode_level_ptr", (const int32_t *)s->ode_level_ptr, s->ode_nlevels + 1);
+    v[MF_ode_ptr] = i32_global(g, "ode_ptr", (const int32_t *)s->ode_ptr, nb + 1);
+    v[MF_ode_rows] = i32_global(g, "ode_rows", (const int32_t *)s->ode_rows, s->ny);
+    v[MF_ode_cols] = i32_global(g, "ode_cols", (const int32_t *)s->ode_cols, s->ny);
+    v[MF_ode_flags] = u8_global(g, "ode_flags", s->ode_flags, nb);
+}
+
 /* State sets (system.h): the info table (8 per set, in SysStateSet's
  * order), the state slots and start choices, and set_eval computing every
  * set's Jacobian entries, then the candidates' values, then their
@@ -706,6 +722,7 @@ static int emit_descriptor(Cg *g, const System *s, LLVMTargetDataRef td) {
     fill_clocks(g, s, v);
     fill_sets(g, s, v);
     fill_init_blocks(g, s, v);
+    fill_ode_blocks(g, s, v);
     if (g->failed) return 1;
     v[MF_defaults] = settings_value(g, s, st);
     for (int i = 0; i < MF_COUNT; i++)

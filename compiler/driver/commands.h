@@ -60,8 +60,9 @@
       "write an FMI 2.0 FMU (Model Exchange and/or Co-Simulation)",                               \
       "Compiles the model and writes a Functional Mock-up Unit for FMI 2.0: a zip with\n"          \
       "modelDescription.xml (parameters, variables, states and derivatives with their\n"          \
-      "units and docstrings) and binaries/linux64/NAME.so (depends on libc and libm\n"           \
-      "only). --kind chooses the interfaces (default both; a model with clocks: cs).\n"           \
+      "units and docstrings) and binaries/linux64/NAME.so, also as\n"                            \
+      "binaries/x86_64-linux/NAME.so (depends on libc and libm only). --kind chooses\n"          \
+      "the interfaces (default both; a model with clocks: cs).\n"                                \
       "docs/FMI.md describes the mapping.\n")
 
 #endif

@@ -173,11 +173,9 @@ static bool add_initials(Driver *d, FlatModel *m) {
 }
 
 static System *compile_to_system(Driver *d, FlatModel **flat_out) {
-    /* a Model Exchange importer cannot switch state sets: the static choice
-     * (docs/FMI.md); a Co-Simulation-only FMU integrates with the runtime,
-     * which switches them as `dyadc run` does */
-    bool cs_only = d->fmu_kind && strcmp(d->fmu_kind, "cs") == 0;
-    StructOptions so = {.static_states = d->cmd == CMD_FMU && !cs_only};
+    /* state sets in every FMU: Co-Simulation switches them inside
+     * fmi2DoStep, Model Exchange at events (docs/FMI.md, "State sets") */
+    StructOptions so = {.static_states = false};
     if (!d->model) {
         const char *cmd = driver_command_name(d->cmd);
         fprintf(stderr, "dyadc: error: which component? `dyadc %s` needs --model NAME (or --analysis NAME)\n"

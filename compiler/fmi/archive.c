@@ -1,6 +1,8 @@
 /*
  * archive.c -- the FMU file: a zip (libzip) holding modelDescription.xml and
- * binaries/linux64/<modelIdentifier>.so, written to the path given: the
+ * the binary twice, binaries/linux64/<modelIdentifier>.so (the folder
+ * FMI 2.0 importers look in) and binaries/x86_64-linux/<modelIdentifier>.so
+ * (the platform name of FMI 3.0 and of our issue's layout); written to the path given: the
  * driver gives a temporary name beside the target and renames it when
  * complete (compiler/driver/outfile.c), so a failed export never leaves a
  * half-written FMU under the requested name.
@@ -22,7 +24,6 @@ int fmi_archive(const char *fmu_path, const char *xml, size_t xml_len, const cha
                 const FmiExport *x)
 {
     char entry[512];
-    snprintf(entry, sizeof entry, "binaries/linux64/%s.so", x->model_identifier);
     remove(fmu_path);          /* a fresh archive (the caller's temporary name) */
     int err = 0;
     zip_t *z = zip_open(fmu_path, ZIP_CREATE | ZIP_TRUNCATE, &err);
@@ -35,10 +36,14 @@ int fmi_archive(const char *fmu_path, const char *xml, size_t xml_len, const cha
         zip_source_free(md);
         return zip_failed(z, fmu_path, "modelDescription.xml");
     }
-    zip_source_t *so = zip_source_file(z, so_path, 0, 0)  /* 0: to the end */;
-    if (!so || zip_file_add(z, entry, so, ZIP_FL_ENC_UTF_8) < 0) {
-        zip_source_free(so);
-        return zip_failed(z, fmu_path, entry);
+    static const char *const platforms[] = {"linux64", "x86_64-linux"};
+    for (int k = 0; k < 2; k++) {
+        snprintf(entry, sizeof entry, "binaries/%s/%s.so", platforms[k], x->model_identifier);
+        zip_source_t *so = zip_source_file(z, so_path, 0, 0)  /* 0: to the end */;
+        if (!so || zip_file_add(z, entry, so, ZIP_FL_ENC_UTF_8) < 0) {
+            zip_source_free(so);
+            return zip_failed(z, fmu_path, entry);
+        }
     }
     if (zip_close(z) < 0)
         return zip_failed(z, fmu_path, "closing the archive");

@@ -13,7 +13,13 @@
  *                       calculated (the initialization computes it);
  *   der(x)              for each state x (a differential unknown y_i whose
  *                       value is variable k exactly): local, continuous,
- *                       <Real derivative="index of k"/>.
+ *                       <Real derivative="index of k"/>;
+ *   a set state y_i     a differential unknown no column is (a state of a
+ *                       state set: which candidate it equals changes at
+ *                       run time), after the derivatives: its own variable
+ *                       named y_i (`$set1[1]`), value reference np + nout
+ *                       + ny + i, local, continuous, calculated; its der()
+ *                       as above.
  * Units and descriptions come from the flat model (its variables found by
  * name).
  * ModelStructure: Outputs, Derivatives, InitialUnknowns (outputs,
@@ -37,6 +43,8 @@ typedef struct Desc {
     const FlatVar **ovar;      /* [nout] flat variable of each output column */
     int32_t *state_col;        /* [ny] output column that is y_i, -1 */
     uint32_t *der_idx;         /* [ny] 1-based index of der(y_i) when a state */
+    uint32_t *own_idx;         /* [ny] 1-based index of y_i's own variable (a set
+                                  state: no column is y_i), 0 */
     uint32_t *col_idx;         /* [nout] 1-based index of column k's variable, 0:
                                   none (an input's column: the input is its slot) */
     unsigned char *is_state;   /* [nout] the column is a state variable */
@@ -140,7 +148,19 @@ static void map_states(Desc *d, Arena *a)
         if (d->state_col[i] >= 0) {
             d->der_idx[i] = ++n;
             d->is_state[d->state_col[i]] = 1;
+        } else if (s->y_is_diff[i]) {
+            d->der_idx[i] = ++n;
         }
+    d->own_idx = ARENA_ARRAY(a, uint32_t, s->ny + 1);
+    for (uint32_t i = 0; i < s->ny; i++)
+        if (s->y_is_diff[i] && d->state_col[i] < 0)
+            d->own_idx[i] = ++n;
+}
+
+/* the index of state y_i's variable */
+static uint32_t state_var(const Desc *d, uint32_t i)
+{
+    return d->state_col[i] >= 0 ? d->col_idx[d->state_col[i]] : d->own_idx[i];
 }
 
 static void collect_unit(Desc *d, Arena *a, const char *u)
@@ -262,13 +282,22 @@ static void derivative(Desc *d, uint32_t i)
 {
     const System *s = d->s;
     int32_t col = d->state_col[i];
-    const FlatVar *v = d->ovar[col];
     char name[1024];
-    snprintf(name, sizeof name, "der(%s)", v->name);
+    snprintf(name, sizeof name, "der(%s)", col >= 0 ? d->ovar[col]->name : s->y_names[i]);
     var_open(d, name, s->np + s->nout + i, "causality=\"local\" variability=\"continuous\" "
              "initial=\"calculated\"", NULL);
-    fprintf(d->out, " derivative=\"%u\"", d->col_idx[col]);
+    fprintf(d->out, " derivative=\"%u\"", state_var(d, i));
     var_close(d, NULL);        /* its unit (unit/s) is not among the declared ones */
+}
+
+/* A set state's own variable (see above). */
+static void own_state(Desc *d, uint32_t i)
+{
+    const System *s = d->s;
+    var_open(d, s->y_names[i], s->np + s->nout + s->ny + i, "causality=\"local\" "
+             "variability=\"continuous\" initial=\"calculated\"",
+             "a state of a state set: the candidate the set chose (changes at events)");
+    var_close(d, NULL);
 }
 
 /* One ModelStructure list; left out when empty (the schema wants at least
@@ -367,7 +396,7 @@ static void model_structure(Desc *d, Arena *a)
     uint64_t **sets = ARENA_ARRAY(a, uint64_t *, s->np + s->nout + s->ny + 1);
     uint32_t *state_index = ARENA_ARRAY(a, uint32_t, s->ny + 1);
     for (uint32_t i = 0; i < s->ny; i++)
-        state_index[i] = d->state_col[i] >= 0 ? d->col_idx[d->state_col[i]] : 0;
+        state_index[i] = s->y_is_diff[i] ? state_var(d, i) : 0;
     FmiDeps deps;
     bool with = fmi_deps_build(&deps, a, s, state_index);
     fputs("  <ModelStructure>\n", d->out);
@@ -380,7 +409,7 @@ static void model_structure(Desc *d, Arena *a)
     section(d, "Outputs", idx, n, &deps, with ? sets : NULL);
     n = 0;
     for (uint32_t i = 0; i < s->ny; i++)
-        if (d->state_col[i] >= 0) {
+        if (d->der_idx[i]) {
             if (with)
                 sets[n] = deps.z + (size_t)i * deps.words;
             idx[n++] = d->der_idx[i];
@@ -400,9 +429,14 @@ static void model_structure(Desc *d, Arena *a)
             idx[n++] = d->col_idx[k];
         }
     for (uint32_t i = 0; i < s->ny; i++)
-        if (d->state_col[i] >= 0) {
+        if (d->der_idx[i]) {
             sets[n] = NULL;
             idx[n++] = d->der_idx[i];
+        }
+    for (uint32_t i = 0; i < s->ny; i++)
+        if (d->own_idx[i]) {
+            sets[n] = NULL;
+            idx[n++] = d->own_idx[i];
         }
     section(d, "InitialUnknowns", idx, n, &pd, sets);
     fputs("  </ModelStructure>\n", d->out);
@@ -434,8 +468,8 @@ static void header(Desc *d, const FmiExport *x)
                 "canSerializeFMUstate=\"true\" providesDirectionalDerivative=\"true\"/>\n",
                 x->model_identifier, common);
     if (x->cs)
-        fprintf(f, "  <CoSimulation modelIdentifier=\"%s\" %s canGetAndSetFMUstate=\"false\" "
-                "canSerializeFMUstate=\"false\" canHandleVariableCommunicationStepSize=\"true\" "
+        fprintf(f, "  <CoSimulation modelIdentifier=\"%s\" %s canGetAndSetFMUstate=\"true\" "
+                "canSerializeFMUstate=\"true\" canHandleVariableCommunicationStepSize=\"true\" "
                 "providesDirectionalDerivative=\"false\"/>\n", x->model_identifier, common);
 }
 
@@ -469,8 +503,11 @@ int fmi_describe(FILE *out, const System *s, const FlatModel *m, const FmiExport
             if (d.ovar[k]->kind != FV_INPUT)       /* the input's own variable is its slot */
                 variable(&d, k);
         for (uint32_t i = 0; i < s->ny; i++)
-            if (d.state_col[i] >= 0)
+            if (d.der_idx[i])
                 derivative(&d, i);
+        for (uint32_t i = 0; i < s->ny; i++)
+            if (d.own_idx[i])
+                own_state(&d, i);
         fputs("  </ModelVariables>\n", out);
         model_structure(&d, a);
         fputs("</fmiModelDescription>\n", out);

@@ -19,7 +19,7 @@
 #include "structure/system.h"
 
 typedef struct FmiExport {
-    const char *model_identifier; /* C name: binaries/linux64/<it>.so */
+    const char *model_identifier; /* C name: binaries/<platform>/<it>.so */
     bool me, cs;                  /* the interfaces described */
     const char *version;          /* generationTool version */
 } FmiExport;
@@ -34,7 +34,7 @@ const char *fmi_identifier(Arena *a, const char *fmu_path);
 int fmi_describe(FILE *out, const System *s, const FlatModel *m, const FmiExport *x);
 
 /* Write the FMU at fmu_path: modelDescription.xml (the text) and the
- * binary at binaries/linux64/<identifier>.so.  0, or 1 after an error. */
+ * binary at binaries/linux64/ and binaries/x86_64-linux/<identifier>.so.  0, or 1 after an error. */
 int fmi_archive(const char *fmu_path, const char *xml, size_t xml_len, const char *so_path,
                 const FmiExport *x);
 

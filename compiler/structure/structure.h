@@ -21,7 +21,7 @@ System *structure(FlatModel *m);
 typedef struct StructOptions {
     bool static_states;   /* no state sets: every choice of dummy derivatives
                              fixed at the start point (for consumers that
-                             cannot switch them: FMI export, for now) */
+                             cannot switch them; no command sets it now) */
 } StructOptions;
 System *structure_with(FlatModel *m, const StructOptions *o);
 

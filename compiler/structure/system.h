@@ -84,6 +84,9 @@ typedef struct SysBlock {
     uint32_t res_first;           /* resid[res_first .. res_first + ntear) */
 } SysBlock;
 
+/* ode_flags bits (System, "The blocks ... as Model Exchange solves them") */
+enum { SYS_ODE_LINEAR = 1, SYS_ODE_KNOWN = 2 };
+
 /* param_flags bits */
 typedef enum {
     SYS_PARAM_FINAL = 1,       /* `final` or a constant: not overridable */
@@ -231,6 +234,21 @@ typedef struct System {
     uint32_t nblocks;
     SysBlock *blocks;             /* [nblocks] in BLT order */
     SysUnknown *block_unknowns;   /* [sum of n] */
+    /* The blocks with residual rows as Model Exchange solves them, states
+     * fixed (tables.c): ode_nblocks of them grouped by level (a block's
+     * rows read only unknowns of blocks of lower levels and its own),
+     * level l = blocks ode_level_ptr[l] .. ode_level_ptr[l+1]; block b's
+     * rows and the unknowns (y' of a state, y of an algebraic one) they
+     * determine are ode_rows/ode_cols[ode_ptr[b] .. ode_ptr[b+1]);
+     * ode_flags[b]: SYS_ODE_LINEAR when its rows' derivatives in its own
+     * unknowns are free of them, SYS_ODE_KNOWN when free of every unknown
+     * (only states, parameters, time, modes): one Newton step with the
+     * matrix at the call's start solves it.  ode_nblocks = 0: not given. */
+    uint32_t ode_nblocks, ode_nlevels;
+    uint32_t *ode_level_ptr;      /* [ode_nlevels+1] */
+    uint32_t *ode_ptr;            /* [ode_nblocks+1] */
+    uint32_t *ode_rows, *ode_cols; /* [ny] */
+    unsigned char *ode_flags;     /* [ode_nblocks] SYS_ODE_* */
     uint32_t nassigned;
     const char **assigned_names;  /* [nassigned] e.g. "r1.i", "der(x)" */
     Expr **assigned_value;        /* [nassigned] over Y, YP, P, TIME (the

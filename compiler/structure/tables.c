@@ -5,9 +5,11 @@
  * (eliminated aliases, mostly), constant parameter defaults and constant
  * (or absent) start values; output columns that equal, or negate, an
  * earlier column (the same hash-consed expression: result files store them
- * once).  Codegen emits these as tables and the rest as functions; it does
- * not classify.  Works on a finished System (tests build
- * their own).  O(outputs + parameters + unknowns).
+ * once); the residual blocks grouped by level for Model Exchange's
+ * block-wise solve, each flagged linear or not.  Codegen emits these as
+ * tables and the rest as functions; it does not classify.  Works on a
+ * finished System (tests build their own).  O(outputs + parameters +
+ * unknowns + Jacobian entries and their expressions).
  */
 #include "structure.h"
 
@@ -126,10 +128,135 @@ static void start_consts(System *s, Arena *a) {
     }
 }
 
+/* ---------- the blocks as Model Exchange solves them (system.h) ---------- */
+
+#define ODE_FLAGS_MAX 64  /* larger blocks: no flags (the runtime solves them whole) */
+
+/* SYS_ODE_* of block b: the derivative of each of its rows in each of its
+ * unknowns (jac_dyp for a state's y', jac_dy for an algebraic y) read
+ * against the unknowns.  mark[j] = b + 1 for the block's own columns.
+ * O(size of those entries' expressions). */
+static unsigned char ode_block_flags(const System *s, uint32_t b, const int32_t *row_block,
+                                     const uint32_t *mark, ExprVec *leaves) {
+    unsigned char flags = SYS_ODE_LINEAR | SYS_ODE_KNOWN;
+    for (uint32_t k = s->ode_ptr[b]; k < s->ode_ptr[b + 1]; k++) {
+        uint32_t j = s->ode_cols[k];
+        for (int32_t e = s->jac_colptr[j]; e < s->jac_colptr[j + 1]; e++) {
+            if (row_block[s->jac_rowidx[e]] != (int32_t)b) continue;
+            leaves->len = 0;
+            expr_leaves_any(s->ctx, s->y_is_diff[j] ? s->jac_dyp[e] : s->jac_dy[e], leaves);
+            for (uint32_t i = 0; i < leaves->len; i++) {
+                const Expr *x = leaves->data[i];
+                bool unknown = (x->kind == EXPR_Y && !s->y_is_diff[x->index]) || x->kind == EXPR_YP;
+                if (!unknown) continue;
+                flags &= (unsigned char)~SYS_ODE_KNOWN;
+                if (mark[x->index] == b + 1) return 0;
+            }
+        }
+    }
+    return flags;
+}
+
+/* Level of each block: block d depends on b when a row of d reads an
+ * unknown of b -- y_j of an algebraic j, y'_j of a state j (a row reading
+ * only the state y_j does not); level = 0 without dependencies, else 1 +
+ * the highest level among them.  System.blocks need not list a block
+ * after every block it reads (an implicit unknown kept for later blocks
+ * may come after a loop reading it), so the levels come from Kahn's
+ * topological sort (Kahn, CACM 5(11), 1962) of the dependency graph.
+ * Returns the number of levels, 0 on a cycle (no block-wise solve).
+ * O(nnz). */
+static uint32_t ode_levels(const System *s, Arena *a, const uint32_t *blt_ptr, const uint32_t *blt_cols,
+                           const int32_t *row_block, uint32_t nb, uint32_t *level) {
+    uint32_t *eptr = ARENA_ARRAY(a, uint32_t, nb + 2), *indeg = ARENA_ARRAY(a, uint32_t, nb + 1);
+    uint32_t *edst = ARENA_ARRAY(a, uint32_t, s->jac_nnz + 1), ne = 0;
+    for (uint32_t b = 0; b < nb; b++) {
+        eptr[b] = ne;
+        for (uint32_t k = blt_ptr[b]; k < blt_ptr[b + 1]; k++) {
+            uint32_t j = blt_cols[k];
+            for (int32_t e = s->jac_colptr[j]; e < s->jac_colptr[j + 1]; e++) {
+                if (s->y_is_diff[j] && s->jac_dyp[e]->kind == EXPR_CONST && s->jac_dyp[e]->value == 0) continue;
+                uint32_t d = (uint32_t)row_block[s->jac_rowidx[e]];
+                if (d == b) continue;
+                edst[ne++] = d;
+                indeg[d]++;
+            }
+        }
+    }
+    eptr[nb] = ne;
+    uint32_t *queue = ARENA_ARRAY(a, uint32_t, nb + 1), head = 0, tail = 0, nlev = 0;
+    for (uint32_t b = 0; b < nb; b++)
+        if (!indeg[b]) queue[tail++] = b;
+    while (head < tail) {
+        uint32_t b = queue[head++];
+        if (level[b] + 1 > nlev) nlev = level[b] + 1;
+        for (uint32_t e = eptr[b]; e < eptr[b + 1]; e++) {
+            uint32_t d = edst[e];
+            if (level[d] < level[b] + 1) level[d] = level[b] + 1;
+            if (--indeg[d] == 0) queue[tail++] = d;
+        }
+    }
+    return tail == nb ? nlev : 0;
+}
+
+/* The blocks with rows in BLT order (blt_ptr, blt_cols; row_block), then
+ * sorted by level (stable).  Leaves ode_nblocks = 0 when a block's unknown
+ * is not what Model Exchange solves for (y of a state, y' of an algebraic
+ * unknown: state sets). */
+static void ode_blocks(System *s, Arena *a) {
+    if (!s->blocks || !s->jac_dyp || !s->ny) return;
+    uint32_t nb = 0;
+    for (uint32_t i = 0; i < s->nblocks; i++) nb += s->blocks[i].ntear > 0;
+    uint32_t *blt_ptr = ARENA_ARRAY(a, uint32_t, nb + 1), *blt_cols = ARENA_ARRAY(a, uint32_t, s->ny + 1);
+    int32_t *row_block = ARENA_ARRAY(a, int32_t, s->ny + 1);
+    uint32_t ob = 0;
+    for (uint32_t i = 0; i < s->nblocks; i++) {
+        const SysBlock *b = &s->blocks[i];
+        if (!b->ntear) continue;
+        for (uint32_t k = 0; k < b->ntear; k++) {
+            SysUnknown u = s->block_unknowns[b->first + k];
+            if (u.kind == SU_ASSIGNED || (u.kind == SU_YP) != (s->y_is_diff[u.index] != 0)) return;
+            blt_cols[b->res_first + k] = u.index;
+            row_block[b->res_first + k] = (int32_t)ob;
+        }
+        blt_ptr[++ob] = b->res_first + b->ntear;
+    }
+    uint32_t *level = ARENA_ARRAY(a, uint32_t, nb + 1);
+    s->ode_nlevels = ode_levels(s, a, blt_ptr, blt_cols, row_block, nb, level);
+    if (!s->ode_nlevels) return;
+    s->ode_level_ptr = ARENA_ARRAY(a, uint32_t, s->ode_nlevels + 2);
+    for (uint32_t b = 0; b < nb; b++) s->ode_level_ptr[level[b] + 1]++;
+    for (uint32_t l = 0; l < s->ode_nlevels; l++) s->ode_level_ptr[l + 1] += s->ode_level_ptr[l];
+    uint32_t *fill = ARENA_ARRAY(a, uint32_t, s->ode_nlevels + 1), *order = ARENA_ARRAY(a, uint32_t, nb + 1);
+    for (uint32_t b = 0; b < nb; b++) order[s->ode_level_ptr[level[b]] + fill[level[b]]++] = b;
+    s->ode_ptr = ARENA_ARRAY(a, uint32_t, nb + 1);
+    s->ode_rows = ARENA_ARRAY(a, uint32_t, s->ny + 1);
+    s->ode_cols = ARENA_ARRAY(a, uint32_t, s->ny + 1);
+    uint32_t at = 0;
+    for (uint32_t i = 0; i < nb; i++) {   /* block i of the level order is BLT block order[i] */
+        for (uint32_t r = blt_ptr[order[i]]; r < blt_ptr[order[i] + 1]; r++, at++) {
+            s->ode_rows[at] = r;
+            s->ode_cols[at] = blt_cols[r];
+            row_block[r] = (int32_t)i;
+        }
+        s->ode_ptr[i + 1] = at;
+    }
+    s->ode_nblocks = nb;
+    s->ode_flags = ARENA_ARRAY(a, unsigned char, nb + 1);
+    uint32_t *mark = ARENA_ARRAY(a, uint32_t, s->ny + 1);
+    ExprVec leaves = {0};
+    for (uint32_t b = 0; b < nb; b++) {
+        if (s->ode_ptr[b + 1] - s->ode_ptr[b] > ODE_FLAGS_MAX) continue;
+        for (uint32_t k = s->ode_ptr[b]; k < s->ode_ptr[b + 1]; k++) mark[s->ode_cols[k]] = b + 1;
+        s->ode_flags[b] = ode_block_flags(s, b, row_block, mark, &leaves);
+    }
+}
+
 void struct_tables(System *s) {
     Arena *a = expr_ctx_arena(s->ctx);
     output_copies(s, a);
     output_aliases(s, a);
     param_consts(s, a);
     start_consts(s, a);
+    ode_blocks(s, a);
 }

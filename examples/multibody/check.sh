@@ -6,7 +6,8 @@
 #   SphericalPendulum  conical motion: constant height, azimuth rate sqrt(g / (l cos theta))
 #   FreeBody           angular momentum (world frame) and rotational energy conserved
 #   Gyroscope          precession rate m g l / (I spin), axis stays horizontal
-#   Chain5, Chain20    swinging chains of five and twenty links conserve their energy
+#   Chain5, Chain20,   swinging chains of five, twenty and a hundred links conserve their
+#   Chain100           energy (the hundred over 10 s)
 #   SpringMass         a body on a Spring force element oscillates at sqrt(c/m) (closed form)
 #   RollingWheelLean   a leaning wheel rolling without slip: energy conserved, centre at the
 #                      height its spin axis gives, material contact point at rest
@@ -213,6 +214,24 @@ END {
 EOF
 run Chain20 Chain.dyad "$tmp/chain20.csv" --stop 5 --interval 0.05 --rtol 1e-8 --atol 1e-8 &&
     check Chain20 "$tmp/chain20.awk" "$tmp/chain20.csv"
+
+# ---- Chain100: a hundred links, 10 s of motion (bench/multibody_chain.sh times its compile)
+cat > "$tmp/chain100.awk" <<'EOF'
+NR == 1 { header(); next }
+{
+    e = 0
+    for (b = 1; b <= 100; b++) e += body_energy("bodies[" b "]", 0.1, 1e-4, 9.81)
+    if (NR == 2) e0 = e
+    if (absv(e - e0) > de) de = absv(e - e0)
+    o = orth(); if (o > wo) wo = o
+}
+END {
+    printf "Chain100: energy %.6f J, drift %.1e J over 10 s, orthonormality %.1e\n", e0, de, wo
+    exit !(de < 1e-6 && wo < 1e-9)
+}
+EOF
+run Chain100 Chain.dyad "$tmp/chain100.csv" --stop 10 --interval 0.1 --rtol 1e-8 --atol 1e-8 &&
+    check Chain100 "$tmp/chain100.awk" "$tmp/chain100.csv"
 
 # ---- SpringMass: harmonic motion on a spring force element
 cat > "$tmp/spring.awk" <<'EOF'

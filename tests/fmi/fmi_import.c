@@ -3,7 +3,9 @@
  * the runtime: it unpacks an FMU (libzip), checks its modelDescription.xml,
  * dlopens the binary and drives the standard's calling sequences.
  *
- *   fmi_import FMU check                      description checks only
+ *   fmi_import FMU check                      description checks; the binary in
+ *                                             binaries/linux64 and x86_64-linux
+ *                                             (the same bytes) loads
  *   fmi_import FMU unpack DIR                 ... and DIR/modelDescription.xml, DIR/<id>.so
  *   fmi_import FMU cs  STOP DT OUT.csv [TOL]  fmi2DoStep every DT (TOL: the
  *                                             experiment's tolerance)
@@ -16,8 +18,9 @@
  *                                             adaptive, |err| <= TOL (1 + |x|)
  *   fmi_import FMU misuse                     wrong call sequences: each
  *                                             must return fmi2Error and log
- *   fmi_import compare A.csv B.csv RTOL       columns of A vs the same-named
- *                                             columns of B at the same times
+ *   fmi_import compare A.csv B.csv RTOL [FLOOR]  columns of A vs the same-named
+ *                                             columns of B at the same times,
+ *                                             relative to max(max |B|, FLOOR = 1e-8)
  *
  * Environment FMI_INPUTS="NAME=VALUE,...": inputs (causality input) set
  * to these constants right after fmi2Instantiate (and checked to be
@@ -38,6 +41,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -60,6 +64,7 @@ typedef struct Model {
     char guid[64], id[128];
     int nz, me, cs;
     int me_state;              /* ModelExchange canGetAndSetFMUstate and canSerializeFMUstate */
+    int cs_state;              /* the same for CoSimulation */
     int me_dd;                 /* ModelExchange providesDirectionalDerivative */
     Var *v;
     int nv;
@@ -110,7 +115,8 @@ static char *unpack(const char *fmu, const char *dir, size_t *xml_len)
     zip_t *z = zip_open(fmu, ZIP_RDONLY, &err);
     if (!z)
         die("cannot open %s (libzip error %d)", fmu, err);
-    char *xml = NULL;
+    char *xml = NULL, *bin[2] = {NULL, NULL};
+    size_t bin_size[2] = {0, 0};
     for (zip_int64_t i = 0; i < zip_get_num_entries(z, 0); i++) {
         zip_stat_t st;
         zip_stat_index(z, (zip_uint64_t)i, 0, &st);
@@ -126,19 +132,34 @@ static char *unpack(const char *fmu, const char *dir, size_t *xml_len)
             *xml_len = st.size;
             continue;
         }
-        if (base && strstr(st.name, "binaries/linux64/")) {
+        int platform = !base ? -1 : strncmp(st.name, "binaries/linux64/", 17) == 0 ? 0
+                                  : strncmp(st.name, "binaries/x86_64-linux/", 22) == 0 ? 1 : -1;
+        if (platform >= 0) {   /* DIR/<id>.so, DIR/<id>.x86_64-linux.so */
             char path[4096];
-            snprintf(path, sizeof path, "%s/%s", dir, base + 1);
+            snprintf(path, sizeof path, "%s/%.*s%s", dir, (int)strlen(base + 1) - 3, base + 1,
+                     platform ? ".x86_64-linux.so" : ".so");
             FILE *f = fopen(path, "wb");
             if (!f || fwrite(buf, 1, st.size, f) != st.size)
                 die("cannot write %s", path);
             fclose(f);
+            if (bin[platform])
+                die("%s: two binaries in one platform folder", fmu);
+            bin[platform] = buf;
+            bin_size[platform] = st.size;
+            continue;
         }
         free(buf);
     }
     zip_close(z);
     if (!xml)
         die("%s has no modelDescription.xml", fmu);
+    /* the same binary under FMI 2.0's folder name and FMI 3.0's (docs/FMI.md) */
+    if (!bin[0] || !bin[1])
+        die("%s: no binary in binaries/%s", fmu, bin[0] ? "x86_64-linux" : "linux64");
+    if (bin_size[0] != bin_size[1] || memcmp(bin[0], bin[1], bin_size[0]) != 0)
+        die("%s: binaries/linux64 and binaries/x86_64-linux hold different binaries", fmu);
+    free(bin[0]);
+    free(bin[1]);
     return xml;
 }
 
@@ -221,6 +242,12 @@ static void parse(const char *xml)
         M.me_state = strcmp(a, "true") == 0 && strcmp(b, "true") == 0;
         attr(me, strchr(me, '>'), "providesDirectionalDerivative", a, sizeof a);
         M.me_dd = strcmp(a, "true") == 0;
+    }
+    if (cs) {
+        char a[16], b[16];
+        attr(cs, strchr(cs, '>'), "canGetAndSetFMUstate", a, sizeof a);
+        attr(cs, strchr(cs, '>'), "canSerializeFMUstate", b, sizeof b);
+        M.cs_state = strcmp(a, "true") == 0 && strcmp(b, "true") == 0;
     }
     const char *k = me ? me : cs;
     attr(k, strchr(k, '>'), "modelIdentifier", M.id, sizeof M.id);
@@ -340,6 +367,23 @@ static void check_description(void)
 
 /* ----------------------------------------------------------- binding */
 
+/* Both binaries load and say FMI 2.0 (description checks; the runs use <id>.so). */
+static void check_loadable(const char *dir)
+{
+    for (int k = 0; k < 2; k++) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s%s", dir, M.id, k ? ".x86_64-linux.so" : ".so");
+        void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+        if (!h)
+            die("dlopen %s: %s", path, dlerror());
+        const char *(*version)(void);
+        *(void **)&version = dlsym(h, "fmi2GetVersion");
+        if (!version || strcmp(version(), "2.0") != 0)
+            die("%s: fmi2GetVersion missing or not \"2.0\"", path);
+        dlclose(h);
+    }
+}
+
 static void bind(const char *dir)
 {
     char path[4096];
@@ -442,6 +486,56 @@ static void setup(fmi2Component c, double stop, double tol)
 
 /* ------------------------------------------------------ Co-Simulation */
 
+/* Every Real variable's value, in M.v order, into v (M.nv values). */
+static void all_values(fmi2Component c, double *v)
+{
+    for (int i = 0; i < M.nv; i++)
+        ok(F.fmi2GetReal(c, &M.v[i].vr, 1, &v[i]), "fmi2GetReal");
+}
+
+/* CS with canGetAndSetFMUstate: a second instance steps to the middle of
+ * the grid, saves its state (serialized and read back), takes
+ * CS_REPLAY steps recording every variable, restores the state and takes
+ * them again: the same bits. */
+#define CS_REPLAY 3
+static void cs_rollback(double stop, double dt, double tol)
+{
+    fmi2Component c = instantiate(fmi2CoSimulation);
+    setup(c, stop, tol);
+    long n = lround(stop / dt), mid = n / 2;
+    for (long k = 0; k < mid; k++)
+        ok(F.fmi2DoStep(c, (double)k * dt, dt, fmi2False), "fmi2DoStep");
+    double t = (double)mid * dt;
+    fmi2FMUstate st = NULL, back = NULL;
+    size_t size = 0;
+    ok(F.fmi2GetFMUstate(c, &st), "fmi2GetFMUstate");
+    ok(F.fmi2SerializedFMUstateSize(c, st, &size), "fmi2SerializedFMUstateSize");
+    fmi2Byte *bytes = malloc(size);
+    ok(F.fmi2SerializeFMUstate(c, st, bytes, size), "fmi2SerializeFMUstate");
+    ok(F.fmi2FreeFMUstate(c, &st), "fmi2FreeFMUstate");
+    ok(F.fmi2DeSerializeFMUstate(c, bytes, size, &back), "fmi2DeSerializeFMUstate");
+    double *first = calloc((size_t)M.nv * CS_REPLAY + 1, sizeof *first);
+    double *again = calloc((size_t)M.nv * CS_REPLAY + 1, sizeof *again);
+    for (int pass = 0; pass < 2; pass++) {
+        if (pass)
+            ok(F.fmi2SetFMUstate(c, back), "fmi2SetFMUstate");
+        for (int k = 0; k < CS_REPLAY; k++) {
+            double tk = t + k * dt;
+            ok(F.fmi2DoStep(c, tk, dt, fmi2False), "fmi2DoStep");
+            all_values(c, (pass ? again : first) + (size_t)k * (size_t)M.nv);
+        }
+    }
+    if (memcmp(first, again, sizeof(double) * (size_t)M.nv * CS_REPLAY) != 0)
+        die("CS: the steps after fmi2SetFMUstate differ from those after fmi2GetFMUstate");
+    fprintf(stderr, "fmi_import: CS state at t = %g (%zu bytes) restored: %d steps, the same %d values\n", t,
+            size, CS_REPLAY, M.nv * CS_REPLAY);
+    ok(F.fmi2FreeFMUstate(c, &back), "fmi2FreeFMUstate");
+    F.fmi2FreeInstance(c);
+    free(bytes);
+    free(first);
+    free(again);
+}
+
 static int run_cs(double stop, double dt, const char *csv, double tol)
 {
     fmi2Component c = instantiate(fmi2CoSimulation);
@@ -460,6 +554,8 @@ static int run_cs(double stop, double dt, const char *csv, double tol)
     ok(F.fmi2Terminate(c), "fmi2Terminate");
     F.fmi2FreeInstance(c);
     out_close(&o);
+    if (M.cs_state && lround(stop / dt) >= 2 * CS_REPLAY)
+        cs_rollback(stop, dt, tol);
     return 0;
 }
 
@@ -470,26 +566,46 @@ typedef struct Me {
     int nx, nz;
     double *x, *dx, *k[7], *xt, *x5, *z, *zt;
     double t, tol, h;          /* tol > 0: adaptive */
-    long steps, events;
+    long steps, events, state_changes;
 } Me;
+
+/* the calls of fmi2GetDerivatives and the time spent in them (reported,
+ * never checked: a measurement of the solve's cost) */
+static long deriv_calls;
+static double deriv_seconds;
+
+static double now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
 
 static void derivs(Me *s, double t, const double *x, double *dx)
 {
     ok(F.fmi2SetTime(s->c, t), "fmi2SetTime");
     ok(F.fmi2SetContinuousStates(s->c, x, (size_t)s->nx), "fmi2SetContinuousStates");
+    double t0 = now_seconds();
     ok(F.fmi2GetDerivatives(s->c, dx, (size_t)s->nx), "fmi2GetDerivatives");
+    deriv_seconds += now_seconds() - t0;
+    deriv_calls++;
 }
 
 /* Event iteration in Event Mode (3.2.4); returns the next time event. */
 static double event_mode(Me *s)
 {
     fmi2EventInfo ei = {.newDiscreteStatesNeeded = fmi2True};
-    while (ei.newDiscreteStatesNeeded)
+    int changed = 0;           /* any round may change the states (a state set's switch) */
+    while (ei.newDiscreteStatesNeeded) {
         ok(F.fmi2NewDiscreteStates(s->c, &ei), "fmi2NewDiscreteStates");
+        changed |= ei.valuesOfContinuousStatesChanged;
+    }
     if (ei.terminateSimulation)
         die("the FMU asked to terminate at t = %g", s->t);
-    if (ei.valuesOfContinuousStatesChanged)
+    if (changed) {
         ok(F.fmi2GetContinuousStates(s->c, s->x, (size_t)s->nx), "fmi2GetContinuousStates");
+        s->state_changes++;
+    }
     return ei.nextEventTimeDefined ? ei.nextEventTime : INFINITY;
 }
 
@@ -795,8 +911,9 @@ static int run_me(double stop, double dt, const char *csv, double param, int ada
         me_interval(&s, &tevent, tout);
         out_row(&o, s.c, tout);
     }
-    fprintf(stderr, "fmi_import: %s: %ld steps, %ld events\n", adaptive ? "dopri" : "rk4", s.steps,
-            s.events);
+    fprintf(stderr, "fmi_import: %s: %ld steps, %ld events (%ld changing the states), %ld fmi2GetDerivatives, "
+            "%.2f us each\n", adaptive ? "dopri" : "rk4", s.steps, s.events, s.state_changes, deriv_calls,
+            deriv_calls ? 1e6 * deriv_seconds / (double)deriv_calls : 0.0);
     if (M.me_state)
         snapshot_replay(&s, &snap, &o, n, stop, dt);
     ok(F.fmi2Terminate(s.c), "fmi2Terminate");
@@ -925,9 +1042,13 @@ static int run_misuse(void)
         EXPECT_ERROR(F.fmi2GetDerivatives(c, dx, 1));          /* an ME function */
         F.fmi2FreeInstance(c);
         c = instantiate(fmi2CoSimulation);
-        setup(c, 1, 0);
         fmi2FMUstate st = NULL;
-        EXPECT_ERROR(F.fmi2GetFMUstate(c, &st));              /* not in CS */
+        EXPECT_ERROR(F.fmi2GetFMUstate(c, &st));              /* before the initialization */
+        F.fmi2FreeInstance(c);
+        c = instantiate(fmi2CoSimulation);
+        setup(c, 1, 0);
+        double junk[8] = {0};
+        EXPECT_ERROR(F.fmi2SetFMUstate(c, junk));             /* not a state */
         F.fmi2FreeInstance(c);
     }
     fprintf(stderr, "fmi_import: %d wrong call sequences refused with a message\n", checks);
@@ -1002,9 +1123,9 @@ static int *match_rows(const Csv *a, const Csv *b)
 }
 
 /* For every column of A found in B: max |a - b| over A's rows (matched by
- * time), relative to max(max |b|, 1e-8) (a column that stays at 0
- * compares absolutely).  Fails above rtol. */
-static int compare(const char *pa, const char *pb, double rtol)
+ * time), relative to max(max |b|, floor) (a column that stays at 0
+ * compares absolutely; floor 1e-8 unless given).  Fails above rtol. */
+static int compare(const char *pa, const char *pb, double rtol, double floor)
 {
     Csv a = {0}, b = {0};
     read_csv(pa, &a);
@@ -1020,7 +1141,7 @@ static int compare(const char *pa, const char *pb, double rtol)
         if (kb == b.nc)
             continue;
         matched++;
-        double d = 0, scale = 1e-8;
+        double d = 0, scale = floor;
         for (int r = 0; r < a.nr; r++) {
             double x = a.v[(size_t)r * (size_t)a.nc + (size_t)ka];
             double y = b.v[(size_t)row[r] * (size_t)b.nc + (size_t)kb];
@@ -1052,7 +1173,7 @@ static int compare(const char *pa, const char *pb, double rtol)
 int main(int argc, char **argv)
 {
     if (argc >= 5 && strcmp(argv[1], "compare") == 0)
-        return compare(argv[2], argv[3], atof(argv[4]));
+        return compare(argv[2], argv[3], atof(argv[4]), argc >= 6 ? atof(argv[5]) : 1e-8);
     if (argc < 3)
         die("usage: fmi_import FMU check|cs|me-rk4|me-dopri|misuse ...");
     char dir[] = "/tmp/fmi_import_XXXXXX";
@@ -1074,7 +1195,9 @@ int main(int argc, char **argv)
         snprintf(dest, sizeof dest, "%s/%s.so", argv[3], M.id);
         if (rename(path, dest) != 0)
             die("cannot move the binary to %s", dest);
-    } else if (strcmp(mode, "check") != 0) {
+    } else if (strcmp(mode, "check") == 0) {
+        check_loadable(dir);
+    } else {
         bind(dir);
         if (strcmp(mode, "misuse") == 0)
             rc = run_misuse();
@@ -1091,6 +1214,8 @@ int main(int argc, char **argv)
     }
     char path[4200];
     snprintf(path, sizeof path, "%s/%s.so", dir, M.id);
+    unlink(path);
+    snprintf(path, sizeof path, "%s/%s.x86_64-linux.so", dir, M.id);
     unlink(path);
     rmdir(dir);
     free(xml);

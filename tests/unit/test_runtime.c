@@ -10,6 +10,7 @@
 #include "../check_run.h"
 #include <math.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
@@ -184,6 +185,44 @@ static const DyrtModel decay = {
     .jacobian = decay_jac, .outputs = decay_outputs, .check_asserts = decay_asserts,
     .defaults = {.start = 0, .stop = 1, .interval = 0.1, .rtol = 1e-6, .atol = 1e-8},
 };
+
+/* runtime/util.c's dense LU (the block-wise solves of initblock.c and
+ * me.c, the clocks' Newton): declared here, internal to the runtime. */
+int dyrt_lu(double *a, int32_t n, int32_t *piv);
+void dyrt_lu_solve(const double *a, int32_t n, const int32_t *piv, double *b);
+
+/* A x = b for a matrix that needs row interchanges at several steps (zero
+ * and small diagonal entries), checked by multiplying back: the
+ * interchanges must all reach b before the substitutions. */
+START_TEST(dense_lu_pivoting)
+{
+    enum { N = 7 };
+    double a[N * N], f[N * N], b[N], x[N];
+    int32_t piv[N];
+    unsigned seed = 12345;
+    for (int k = 0; k < N * N; k++) {
+        seed = seed * 1103515245u + 12345u;
+        a[k] = (double)((seed >> 16) % 2001) / 100.0 - 10.0;
+    }
+    for (int i = 0; i < N; i++) {
+        a[i * N + i] = i % 2 ? 0.0 : 1e-3;    /* column-major: a[col * N + row] */
+        b[i] = x[i] = 1.0 + i;
+    }
+    memcpy(f, a, sizeof a);
+    ck_assert_int_eq(dyrt_lu(f, N, piv), 1);
+    int swaps = 0;
+    for (int i = 0; i < N; i++)
+        swaps += piv[i] != i;
+    ck_assert_int_ge(swaps, 2);
+    dyrt_lu_solve(f, N, piv, x);
+    for (int i = 0; i < N; i++) {
+        double s = 0;
+        for (int j = 0; j < N; j++)
+            s += a[j * N + i] * x[j];
+        ck_assert_double_eq_tol(s, b[i], 1e-12 * (1 + fabs(b[i])));
+    }
+}
+END_TEST
 
 START_TEST(decay_closed_form)
 {
@@ -1245,6 +1284,7 @@ static Suite *runtime_suite(void)
     tcase_add_test(tc, frozen_modes);
     tcase_add_test(tc, init_initial_override);
     tcase_add_test(tc, sparse_klu);
+    tcase_add_test(tc, dense_lu_pivoting);
     tcase_add_test(tc, time_event_tstop);
     tcase_add_test(tc, bad_descriptor);
     tcase_add_test(tc, data_tables);
