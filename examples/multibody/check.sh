@@ -179,59 +179,30 @@ EOF
 run Gyroscope Gyroscope.dyad "$tmp/gyro.csv" --stop 5 --interval 0.01 --rtol 1e-9 --atol 1e-9 &&
     check Gyroscope "$tmp/gyro.awk" "$tmp/gyro.csv"
 
-# ---- Chain5: energy of a swinging chain of five links
-cat > "$tmp/chain.awk" <<'EOF'
+# ---- Chain5, Chain20, Chain100: the energy of a swinging chain of n links (from 17 links on
+# the structure phase keeps some rotation matrices as unknowns; bench/multibody_chain.sh
+# times the hundred links' compile)
+chain() { # model links stop interval tolerance max-drift-J
+    cat > "$tmp/$1.awk" <<EOF
 NR == 1 { header(); next }
 {
     e = 0
-    for (b = 1; b <= 5; b++) e += body_energy("bodies[" b "]", 0.1, 1e-4, 9.81)
+    for (b = 1; b <= $2; b++) e += body_energy("bodies[" b "]", 0.1, 1e-4, 9.81)
     if (NR == 2) e0 = e
     if (absv(e - e0) > de) de = absv(e - e0)
     o = orth(); if (o > wo) wo = o
 }
 END {
-    printf "Chain5: energy %.6f J, drift %.1e J over 10 s, orthonormality %.1e\n", e0, de, wo
-    exit !(de < 1e-7 && wo < 1e-9)
+    printf "$1: energy %.6f J, drift %.1e J over $3 s, orthonormality %.1e\\n", e0, de, wo
+    exit !(de < $6 && wo < 1e-9)
 }
 EOF
-run Chain5 Chain.dyad "$tmp/chain.csv" --stop 10 --interval 0.05 --rtol 1e-9 --atol 1e-9 &&
-    check Chain5 "$tmp/chain.awk" "$tmp/chain.csv"
-
-# ---- Chain20: twenty links (the structure phase keeps some rotation matrices as unknowns)
-cat > "$tmp/chain20.awk" <<'EOF'
-NR == 1 { header(); next }
-{
-    e = 0
-    for (b = 1; b <= 20; b++) e += body_energy("bodies[" b "]", 0.1, 1e-4, 9.81)
-    if (NR == 2) e0 = e
-    if (absv(e - e0) > de) de = absv(e - e0)
-    o = orth(); if (o > wo) wo = o
+    run "$1" Chain.dyad "$tmp/$1.csv" --stop "$3" --interval "$4" --rtol "$5" --atol "$5" &&
+        check "$1" "$tmp/$1.awk" "$tmp/$1.csv"
 }
-END {
-    printf "Chain20: energy %.6f J, drift %.1e J over 5 s, orthonormality %.1e\n", e0, de, wo
-    exit !(de < 1e-7 && wo < 1e-9)
-}
-EOF
-run Chain20 Chain.dyad "$tmp/chain20.csv" --stop 5 --interval 0.05 --rtol 1e-8 --atol 1e-8 &&
-    check Chain20 "$tmp/chain20.awk" "$tmp/chain20.csv"
-
-# ---- Chain100: a hundred links, 10 s of motion (bench/multibody_chain.sh times its compile)
-cat > "$tmp/chain100.awk" <<'EOF'
-NR == 1 { header(); next }
-{
-    e = 0
-    for (b = 1; b <= 100; b++) e += body_energy("bodies[" b "]", 0.1, 1e-4, 9.81)
-    if (NR == 2) e0 = e
-    if (absv(e - e0) > de) de = absv(e - e0)
-    o = orth(); if (o > wo) wo = o
-}
-END {
-    printf "Chain100: energy %.6f J, drift %.1e J over 10 s, orthonormality %.1e\n", e0, de, wo
-    exit !(de < 1e-6 && wo < 1e-9)
-}
-EOF
-run Chain100 Chain.dyad "$tmp/chain100.csv" --stop 10 --interval 0.1 --rtol 1e-8 --atol 1e-8 &&
-    check Chain100 "$tmp/chain100.awk" "$tmp/chain100.csv"
+chain Chain5 5 10 0.05 1e-9 1e-7
+chain Chain20 20 5 0.05 1e-8 1e-7
+chain Chain100 100 10 0.1 1e-8 1e-6
 
 # ---- SpringMass: harmonic motion on a spring force element
 cat > "$tmp/spring.awk" <<'EOF'
