@@ -28,9 +28,9 @@
  * other branch's equations are dropped.  Dyad closes a kinematic loop
  * explicitly: one joint of the loop is the cut (`iscut = true`) and
  * relates the two orientations by three residuals, no edge.  So an edge
- * the tree does not use is an error: between two frames the tree reaches
- * it closes a loop without a cut (both chains named up to their common
- * ancestor); a fixed edge that points at the root side from a frame
+ * the tree does not use is an error: between two frames of one tree it
+ * closes a loop without a cut (both chains named up to their common
+ * ancestor); between two trees it joins two roots; a fixed edge that points at the root side from a frame
  * nothing else reaches is a tree written against its root; edges among
  * frames no root reaches name their components.  Finally the top-level
  * connector matrices that the component does not compute count only their
@@ -333,6 +333,30 @@ static void report_loop(Loops *L, uint32_t set, uint32_t from, const char *by, S
     }
 }
 
+/* the root of the tree that reached set s */
+static uint32_t tree_root(Loops *L, uint32_t s) {
+    for (uint32_t guard = 0; L->parent[s] != NO_VAR && guard < L->F->cs.nkeyvars; guard++) s = L->parent[s];
+    return s;
+}
+
+/* `by` joins two trees (from's, or a root of its own when from is NO_VAR)
+ * at set: two roots in one mechanism */
+static void report_two_roots(Loops *L, uint32_t set, uint32_t from, const char *by, Span at) {
+    uint32_t r1 = tree_root(L, set);
+    const char *other = from == NO_VAR ? by : definer(L, tree_root(L, from));
+    diag_error(at, "the orientation of `%s` is computed twice, by `%s` and by `%s`: `%s` and `%s` both compute an "
+                   "orientation from no other (roots of the kinematic tree) and %s joins their trees; keep one "
+                   "root per mechanism (a body connected by joints needs no orientation states), or close the "
+                   "loop with a cut joint (`iscut = true`)",
+               frame_name(L, set), definer(L, set), by, definer(L, r1), other,
+               from == NO_VAR ? "the second one" : arena_printf(L->F->arena, "`%s`", by));
+    note_chain(L, set, NO_VAR);
+    if (from != NO_VAR) {
+        diag_note(at, "`%s` computes it from `%s`", by, frame_name(L, from));
+        note_chain(L, from, NO_VAR);
+    }
+}
+
 /* a fixed edge written against its root: `by` computes `set`, which the
  * tree reaches already, from `from`, which nothing else reaches */
 static void report_against_root(Loops *L, uint32_t set, uint32_t from, const char *by, Span at) {
@@ -397,7 +421,8 @@ static void leftover_edges(Loops *L) {
                 set = e->u; /* name the frame the tree computes */
                 from = e->v;
             }
-            report_loop(L, set, from, e->by, e->at);
+            if (from == NO_VAR || tree_root(L, set) != tree_root(L, from)) report_two_roots(L, set, from, e->by, e->at);
+            else report_loop(L, set, from, e->by, e->at);
         } else if (rv) {
             report_against_root(L, e->v, e->u, e->by, e->at);
         }
