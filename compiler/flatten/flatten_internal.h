@@ -157,7 +157,15 @@ typedef struct Deferred {   /* a relation translated after all connects */
     AstNode *rel;
     Inst *inst;
     Env *env;
+    uint32_t rooted;        /* the branch of `if rooted()` it is in (FlatEq.rooted) */
 } Deferred;
+
+/* `if rooted(x.R) ... else ... end` in a relation (loops.c decides it) */
+typedef struct RootedIf {
+    uint32_t var;           /* the flat variable of x.R's first entry */
+    const char *origin;     /* the component that writes it */
+    Span span;              /* the condition */
+} RootedIf;
 
 typedef struct Flattener Flattener;
 
@@ -210,6 +218,8 @@ struct Flattener {
     Expr **leaf;            /* flat variable -> its EXPR_VAR leaf (cache) */
     uint32_t nleaf;
     Vec(struct Deferred) deferred; /* relations after the connects (instream needs the sets) */
+    Vec(RootedIf) rooted_ifs; /* the `if rooted(x.R)` relations, decided by loops.c */
+    uint32_t rooted;        /* while a branch of one is walked: FlatEq.rooted of its equations */
     HashMap aux_der;        /* var + 1 -> helper variable index + 1 for der(der(var)) */
     HashMap layouts;        /* Def* -> StructLayout* (structs.c) */
     ConnSets cs;

@@ -455,6 +455,10 @@ static bool tr_call(Flattener *F, Tx t, AstNode *e, Val *out) {
     bool ok = tr_builtin(F, t, e, name, out, &handled);
     if (!handled) ok = tr_clock_builtin(F, t, e, name, out, &handled);
     if (handled) return ok;
+    if (strcmp(name, "rooted") == 0) {
+        diag_error(callee->span, "`rooted(x.R)` is a condition of a relation `if` (alone), not a value");
+        return false;
+    }
     diag_error(callee->span, "unknown function `%s`", name);
     return false;
 }
