@@ -151,8 +151,21 @@ static void type_attrs(Flattener *F, Elem *el, AstNode *type, Library *lib, int 
         for (uint32_t i = 0; i < type->type.mods.len; i++) set_attr(F, el, type->type.mods.items[i], NULL, NULL, 0, el->n);
 }
 
+/* the value of an element declared Integer: exact Integer arithmetic on its
+ * literals, and a constant must be a whole number (ints.c) */
+static bool integer_binding(Flattener *F, Elem *el, Binding *b, Val *out) {
+    Tx t = tx_rel(b->scope, b->env);
+    t.int_literals = true;
+    if (!tr_val(F, t, b->expr, out) || !val_present(out, b->expr)) return false;
+    for (uint32_t i = 0; i < out->n && !out->iv && !out->str; i++)
+        if (!expr_is_const(val_at(out, i))) return true; /* computed at run time, in Reals */
+    return val_to_int(F, out, b->expr, arena_printf(F->arena, "`%s` is an Integer", el->name));
+}
+
 static bool binding_val(Flattener *F, Elem *el, Binding *b, Val *out) {
-    if (!tr_val(F, tx_rel(b->scope, b->env), b->expr, out) || !val_present(out, b->expr)) return false;
+    if (elem_is_integer(F, el) ? !integer_binding(F, el, b, out)
+                               : !tr_val(F, tx_rel(b->scope, b->env), b->expr, out) || !val_present(out, b->expr))
+        return false;
     if (out->str) {
         diag_error(b->expr->span, "`%s` needs a number, not a string", el->name);
         return false;

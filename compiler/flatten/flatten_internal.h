@@ -186,6 +186,9 @@ typedef struct Tx {
     uint8_t fn_depth;       /* nested function inlining depth */
     bool structural;        /* parameters evaluate to their values (sizes, ranges,
                                conditions, indices) */
+    bool int_literals;      /* integer literals are Integers (ints.c), as in
+                               structural values: the value of a parameter
+                               declared Integer */
 } Tx;
 
 static inline Tx tx_in(Inst *scope, Env *env) { return (Tx){.scope = scope, .env = env}; }
@@ -290,6 +293,7 @@ bool const_val(Flattener *F, Tx t, AstNode *e, Val *out);
 bool const_int(Flattener *F, Tx t, AstNode *e, int64_t *out);
 bool elem_const(Flattener *F, Elem *el, Val *out);
 bool elem_is_param_like(Elem *el);
+bool elem_is_integer(Flattener *F, Elem *el);
 
 /* structs.c: struct values (the vector of their fields) */
 Def *struct_type(Flattener *F, Library *lib, AstNode *type);

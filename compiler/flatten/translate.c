@@ -499,7 +499,7 @@ bool tr_val(Flattener *F, Tx t, AstNode *e, Val *out) {
     if (!e) return false; /* left by syntax-error recovery, already reported */
     switch (e->kind) {
     case AST_NUM:
-        if (t.structural && e->num.is_int) return int_literal(F, e, out);
+        if ((t.structural || t.int_literals) && e->num.is_int) return int_literal(F, e, out);
         *out = val_scalar(expr_const(F->ctx, e->num.value));
         return true;
     case AST_BOOL: *out = val_scalar(expr_const(F->ctx, e->boolean.value)); return true;
