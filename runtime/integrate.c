@@ -520,8 +520,16 @@ static int on_event(DyrtSim *s, double t, double tout)
      * threshold at a restart would not be reported again */
     int switched = dyrt_sets_switch(s, t, N_VGetArrayPointer(s->yy), N_VGetArrayPointer(s->yp), NULL);
     int changed = dyrt_modes_from_roots(s, t);
-    if (!changed && !switched)
-        return 0;              /* no branch changes: not an event */
+    if (!changed && !switched) {
+        /* no branch changes: not an event.  IDA would go on from the root
+         * it stands on and stop with "root found at and very near t" when
+         * the function is still zero just past it (a deferred root, one
+         * that touches zero); started afresh there (the values at a root
+         * return are consistent) it leaves a zero at its start alone */
+        if (IDAReInit(s->ida, t, s->yy, s->yp) != IDA_SUCCESS)
+            return sim_failed(s, IDA_MEM_FAIL, "internal: restart after a root failed");
+        return 0;
+    }
     int ticks = dyrt_clocks_roots(s);
     if (s->stats.events < DYRT_EVENT_LOG)
         s->stats.event_t[s->stats.events] = t;
