@@ -75,7 +75,7 @@ static bool dynamic(Ev *v, Expr *root) {
 
 /* g of a relation node, or NULL when e is no relation on dynamic values.
  * Of a - b and b - a (exact negatives in IEEE arithmetic) g is the one
- * created first, so `x > y`, `x < y`, `y >= x`, ... share one event;
+ * first in the canonical order (expr_cmp_canon), so `x > y`, `x < y`, `y >= x`, ... share one event;
  * *pos tells whether the relation holds when g > 0 (else when g < 0). */
 static Expr *relation_g(Ev *v, Expr *e, bool *pos) {
     Expr *a, *b;
@@ -84,7 +84,7 @@ static Expr *relation_g(Ev *v, Expr *e, bool *pos) {
     else return NULL;
     if (!dynamic(v, e)) return NULL;
     Expr *ab = expr_sub(v->t->c, a, b), *ba = expr_sub(v->t->c, b, a);
-    Expr *g = ab->id < ba->id ? ab : ba;
+    Expr *g = expr_cmp_canon(ab, ba) < 0 ? ab : ba;
     bool greater = e->kind == EXPR_GT || e->kind == EXPR_GE || is_sign(e);
     *pos = (g == ab) == greater;
     return g;

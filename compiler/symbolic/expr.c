@@ -111,6 +111,54 @@ static void table_grow(ExprCtx *c) {
     c->cap = cap;
 }
 
+/* Expr.shape and Expr.lead (expr_cmp_canon) from the arguments' */
+static void set_canon_keys(Expr *e) {
+    uint64_t h = ((uint64_t)e->kind << 16 | (uint64_t)e->fn << 8 | e->nargs) * 0x9e3779b97f4a7c15ull;
+    if (e->kind == EXPR_CONST) h = (h ^ payload_bits(e)) * 0xff51afd7ed558ccdull;
+    e->lead_kind = EXPR_CONST;
+    e->lead = 0;
+    if (expr_is_leaf(e) && e->kind != EXPR_CONST) e->lead_kind = e->kind, e->lead = e->index;
+    for (int i = 0; i < e->nargs; i++) {
+        h = (h ^ e->args[i]->shape) * 0xc4ceb9fe1a85ec53ull;
+        if (e->lead_kind == EXPR_CONST) e->lead_kind = e->args[i]->lead_kind, e->lead = e->args[i]->lead;
+    }
+    h ^= h >> 31;
+    e->shape = (uint32_t)(h ^ (h >> 32));
+}
+
+static int cmp_u(uint64_t a, uint64_t b) { return a < b ? -1 : a > b; }
+
+/* one level: 0 when only the arguments can tell (same kind, fn, nargs) */
+static int cmp_node(const Expr *a, const Expr *b) {
+    bool ca = expr_is_const(a), cb = expr_is_const(b);
+    if (ca != cb) return ca ? -1 : 1;
+    if (ca) return a->value < b->value ? -1 : a->value > b->value ? 1 : cmp_u(payload_bits(a), payload_bits(b));
+    bool la = expr_is_leaf(a), lb = expr_is_leaf(b);
+    if (la != lb) return la ? -1 : 1;
+    if (la) return a->kind != b->kind ? cmp_u(a->kind, b->kind) : cmp_u(a->index, b->index);
+    int r = cmp_u(a->lead_kind, b->lead_kind);
+    if (!r) r = cmp_u(a->lead, b->lead);
+    if (!r) r = cmp_u(a->shape, b->shape);
+    if (!r) r = cmp_u(a->kind, b->kind);
+    if (!r) r = cmp_u(a->fn, b->fn);
+    if (!r) r = cmp_u(a->nargs, b->nargs);
+    return r;
+}
+
+/* Iterative: equal nodes are one pointer (hash-consing), so the first
+ * argument that differs decides; one descent, no recursion. */
+int expr_cmp_canon(const Expr *a, const Expr *b) {
+    while (a != b) {
+        int r = cmp_node(a, b);
+        if (r) return r;
+        int i = 0;
+        while (i < a->nargs && a->args[i] == b->args[i]) i++;
+        if (i == a->nargs) return cmp_u(a->id, b->id); /* unreachable for interned nodes */
+        a = a->args[i], b = b->args[i];
+    }
+    return 0;
+}
+
 /* The one place nodes are created: find or insert the template. */
 Expr *expr_intern(ExprCtx *c, const Expr *tmpl) {
     if ((c->count + 1) * 2 > c->cap) table_grow(c);
@@ -122,6 +170,7 @@ Expr *expr_intern(ExprCtx *c, const Expr *tmpl) {
     *e = *tmpl;
     if (e->kind == EXPR_CONST && e->value == 0.0) e->value = 0.0;
     e->id = ++c->count;
+    set_canon_keys(e);
     c->table[i] = e;
     c->hashes[i] = h;
     return e;
@@ -148,11 +197,9 @@ bool expr_is_const_value(const Expr *e, double v) {
     return e->kind == EXPR_CONST && e->value == v;
 }
 
-/* commutative operands in id order, constants first */
+/* commutative operands in canonical order (constants first) */
 static void order(Expr **a, Expr **b) {
-    bool swap = expr_is_const(*b) && !expr_is_const(*a);
-    if (!swap && expr_is_const(*a) == expr_is_const(*b)) swap = (*a)->id > (*b)->id;
-    if (swap) {
+    if (expr_cmp_canon(*a, *b) > 0) {
         Expr *t = *a;
         *a = *b;
         *b = t;
