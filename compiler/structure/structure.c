@@ -93,6 +93,8 @@ void st_keep_relation(void *ud, Expr *old, Expr *new_) {
     if (src) hmap_put(t->arena, &t->rel_src, new_->id, src);
 }
 
+Expr *st_to_sv_leaf(St *t, Expr *leaf) { return to_sv_leaf(t, leaf); }
+
 Expr *st_to_sv(St *t, Expr *flat) { return expr_subst_watch(t->c, flat, to_sv_leaf, t, note_relation); }
 
 static Expr *to_sv_at(St *t, Expr *flat, Span span) {
@@ -115,11 +117,15 @@ void st_incidence(St *t, uint32_t e) {
 static void build_equations(St *t) {
     for (uint32_t v = 0; v < t->m->vars.len; v++) new_sv(t, v, 0, -1);
     t->nflat = t->m->vars.len;
+    uint32_t var[ST_TMPL_MAX_LEAVES];
     for (uint32_t i = 0; i < t->m->eqs.len; i++) {
         FlatEq *q = &t->m->eqs.data[i];
         if (q->kind != FE_NORMAL || t->eq_alias[i]) continue;
-        SEq e = {.res = to_sv_at(t, expr_sub(t->c, q->lhs, q->rhs), q->span), .flat = (int32_t)i,
-                 .diff = -1, .prim = -1};
+        const StTmpl *k = st_tmpl(t, q);
+        Expr *res;
+        if (k && st_tmpl_leaves(t, k, q->inst, var)) res = st_tmpl_residual(t, k, q->inst, var);
+        else q = flat_eq_get(t->m, i), res = to_sv_at(t, expr_sub(t->c, q->lhs, q->rhs), q->span);
+        SEq e = {.res = res, .flat = (int32_t)i, .diff = -1, .prim = -1};
         vec_push(t->arena, &t->eq, e);
         st_incidence(t, t->eq.len - 1);
     }
@@ -440,7 +446,7 @@ System *structure(FlatModel *m) { return structure_with(m, &(StructOptions){0});
 System *structure_with(FlatModel *m, const StructOptions *o) {
     unsigned errors = diag_error_count();
     double ts = timing_now();
-    flat_scalarize(m); /* array stage 2: templates enter as their scalar equations */
+    flat_scalarize_lazy(m); /* templates enter as their instances, built on demand (templates.c) */
     timing_sub("structure.scalarize", &ts);
     flat_fold_constants(m); /* structural parameters by value: their zeros vanish */
     St t = {0};
