@@ -123,6 +123,10 @@ typedef struct FlatEq {
     const struct FlatEq *tmpl; /* an instance of this template (flat_scalarize_lazy),
                               else NULL */
     uint32_t inst;         /* ... the instance number */
+    uint32_t rooted;       /* inside flatten only (0 once it returns): written
+                              in a branch of `if rooted(x.R)`, 1 + 2 * its index
+                              + (0 then, 1 else); the orientation pass keeps the
+                              branch the spanning tree chooses (docs/LANGUAGE.md) */
 } FlatEq;
 
 /* an equation that determines an unknown (balance, counts) */

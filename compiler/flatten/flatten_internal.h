@@ -16,7 +16,8 @@
  * functions of EXPR_IDX.
  *
  * Files, in pipeline order: instance.c (the tree), refs.c (what a name
- * denotes), consts.c (structural values), translate.c (expression -> Val,
+ * denotes), consts.c (structural values, with ints.c for their exact
+ * Integer arithmetic), translate.c (expression -> Val,
  * with val.c for the algebra on Vals, structs.c for struct values,
  * builtins.c and functions.c for calls), equations.c (bindings and
  * relations), connect.c (connection sets), balance.c, units_check.c,
@@ -62,6 +63,9 @@ typedef struct Val {
     bool missing;             /* `missing` (the literal, or a structural
                                  parameter without value): usable only as a
                                  function argument and in ismissing() */
+    int64_t *iv;              /* an Integer (structural values only): the
+                                 exact value of each element (ints.c); NULL
+                                 for a Real, Boolean or non-constant value */
 } Val;
 
 static inline Expr *val_at(const Val *v, uint32_t i) { return v->el ? v->el[i] : v->s; }
@@ -153,7 +157,15 @@ typedef struct Deferred {   /* a relation translated after all connects */
     AstNode *rel;
     Inst *inst;
     Env *env;
+    uint32_t rooted;        /* the branch of `if rooted()` it is in (FlatEq.rooted) */
 } Deferred;
+
+/* `if rooted(x.R) ... else ... end` in a relation (loops.c decides it) */
+typedef struct RootedIf {
+    uint32_t var;           /* the flat variable of x.R's first entry */
+    const char *origin;     /* the component that writes it */
+    Span span;              /* the condition */
+} RootedIf;
 
 typedef struct Flattener Flattener;
 
@@ -174,6 +186,9 @@ typedef struct Tx {
     uint8_t fn_depth;       /* nested function inlining depth */
     bool structural;        /* parameters evaluate to their values (sizes, ranges,
                                conditions, indices) */
+    bool int_literals;      /* integer literals are Integers (ints.c), as in
+                               structural values: the value of a parameter
+                               declared Integer */
 } Tx;
 
 static inline Tx tx_in(Inst *scope, Env *env) { return (Tx){.scope = scope, .env = env}; }
@@ -203,6 +218,8 @@ struct Flattener {
     Expr **leaf;            /* flat variable -> its EXPR_VAR leaf (cache) */
     uint32_t nleaf;
     Vec(struct Deferred) deferred; /* relations after the connects (instream needs the sets) */
+    Vec(RootedIf) rooted_ifs; /* the `if rooted(x.R)` relations, decided by loops.c */
+    uint32_t rooted;        /* while a branch of one is walked: FlatEq.rooted of its equations */
     HashMap aux_der;        /* var + 1 -> helper variable index + 1 for der(der(var)) */
     HashMap layouts;        /* Def* -> StructLayout* (structs.c) */
     ConnSets cs;
@@ -242,6 +259,18 @@ bool val_unary(Flattener *F, AstNode *e, Val a, Val *out);
 bool val_ifelse(Flattener *F, AstNode *at, Expr *c, Val a, Val b, Val *out);
 bool val_matmul(Flattener *F, Val a, Val b, AstNode *at, Val *out);
 
+/* ints.c: exact Integer arithmetic on structural values */
+Val val_int(Flattener *F, int64_t x);
+Val val_elem(Flattener *F, const Val *v, uint32_t i);
+void val_make_int(Flattener *F, Val *r);
+void val_put_int(Flattener *F, Val *r, uint32_t i, int64_t x);
+bool int_literal(Flattener *F, AstNode *e, Val *out);
+bool int_binary(Flattener *F, AstNode *e, Val a, Val b, Val *out, bool *handled);
+bool int_unary(Flattener *F, AstNode *e, Val a, Val *out);
+bool int_math(Flattener *F, AstNode *call, int fn, Val a, Val b, Val *out, bool *handled);
+bool int_from_real(double x, AstNode *at, const char *what, int64_t *out);
+bool val_to_int(Flattener *F, Val *v, AstNode *at, const char *what);
+
 /* refs.c: component references, qualified names, enums, leaves */
 bool resolve_ref(Flattener *F, Tx t, AstNode *e, bool report, Ref *out);
 bool ref_const_offset(Flattener *F, Tx t, const AstNode *array, AstList *subs, uint8_t nd, const uint32_t *dims,
@@ -264,6 +293,7 @@ bool const_val(Flattener *F, Tx t, AstNode *e, Val *out);
 bool const_int(Flattener *F, Tx t, AstNode *e, int64_t *out);
 bool elem_const(Flattener *F, Elem *el, Val *out);
 bool elem_is_param_like(Elem *el);
+bool elem_is_integer(Flattener *F, Elem *el);
 
 /* structs.c: struct values (the vector of their fields) */
 Def *struct_type(Flattener *F, Library *lib, AstNode *type);
