@@ -104,12 +104,13 @@ static Expr *to_sv_at(St *t, Expr *flat, Span span) {
 
 void st_incidence(St *t, uint32_t e) {
     SEq *q = &t->eq.data[e];
-    ExprVec vs = {0};
-    expr_leaves(t->c, q->res, EXPR_VAR, &vs);
-    q->inc = ARENA_ARRAY(t->arena, uint32_t, vs.len + 1);
+    ExprVec *vs = &t->leaves;
+    vs->len = 0;
+    expr_leaves(t->c, q->res, EXPR_VAR, vs);
+    q->inc = ARENA_ARRAY(t->arena, uint32_t, vs->len + 1);
     q->ninc = 0;
-    for (uint32_t i = 0; i < vs.len; i++)
-        if (st_is_unknown(t, vs.data[i]->index)) q->inc[q->ninc++] = vs.data[i]->index;
+    for (uint32_t i = 0; i < vs->len; i++)
+        if (st_is_unknown(t, vs->data[i]->index)) q->inc[q->ninc++] = vs->data[i]->index;
 }
 
 static void build_equations(St *t) {
@@ -249,11 +250,12 @@ static void build_jacobian(St *t) {
     int32_t *seen = ARENA_ARRAY(t->arena, int32_t, s->ny + 1);
     memset(seen, 0xff, sizeof *seen * (s->ny + 1));
     for (uint32_t r = 0; r < s->ny; r++) {
-        ExprVec ys = {0};
-        expr_leaves(t->c, s->resid[r], EXPR_Y, &ys);
-        expr_leaves(t->c, s->resid[r], EXPR_YP, &ys);
-        for (uint32_t i = 0; i < ys.len; i++) {
-            uint32_t col = ys.data[i]->index;
+        ExprVec *ys = &t->leaves;
+        ys->len = 0;
+        expr_leaves(t->c, s->resid[r], EXPR_Y, ys);
+        expr_leaves(t->c, s->resid[r], EXPR_YP, ys);
+        for (uint32_t i = 0; i < ys->len; i++) {
+            uint32_t col = ys->data[i]->index;
             if (seen[col] == (int32_t)r) continue;
             seen[col] = (int32_t)r;
             vec_push(t->arena, &ents, ((Entry){r, col}));

@@ -133,15 +133,42 @@ static Expr *mk(ExprCtx *c, ExprKind k, int n, Expr *a, Expr *b, Expr *d) {
 }
 
 Expr *expr_const(ExprCtx *c, double v) {
+    Expr **hot = v == 0.0 ? &c->zero : v == 1.0 ? &c->one : NULL;  /* -0.0 is 0.0 */
+    if (hot && *hot) return *hot;
     Expr t = {.kind = EXPR_CONST, .value = v};
-    return expr_intern(c, &t);
+    Expr *e = expr_intern(c, &t);
+    if (hot) *hot = e;
+    return e;
 }
 
 Expr *expr_time(ExprCtx *c) { return mk(c, EXPR_TIME, 0, NULL, NULL, NULL); }
 
+/* Indices are dense (slots, flat variables): a cache covers up to a few
+ * times the nodes created so far, so an odd large index cannot make it
+ * huge; larger ones go through the table only. */
+#define LEAF_CACHE_MAX (1u << 28)
+
+/* The cache entry of leaf kind[index] (VAR..Z), grown to cover it; NULL
+ * when the leaf is not cached. */
+static Expr **leaf_slot(ExprCtx *c, ExprKind kind, uint32_t index) {
+    if (kind < EXPR_VAR || kind > EXPR_Z || index >= LEAF_CACHE_MAX || index / 4 > c->count + 1024) return NULL;
+    uint32_t k = (uint32_t)(kind - EXPR_VAR), cap = c->leaf_cap[k];
+    if (index >= cap) {
+        uint32_t nc = cap ? cap : 64;
+        while (nc <= index) nc *= 2;
+        c->leaf_cache[k] = arena_realloc(c->arena, c->leaf_cache[k], sizeof(Expr *) * cap, sizeof(Expr *) * nc);
+        c->leaf_cap[k] = nc;
+    }
+    return &c->leaf_cache[k][index];
+}
+
 Expr *expr_leaf(ExprCtx *c, ExprKind kind, uint32_t index) {
+    Expr **slot = leaf_slot(c, kind, index);
+    if (slot && *slot) return *slot;
     Expr t = {.kind = (uint8_t)kind, .index = index};
-    return expr_intern(c, &t);
+    Expr *e = expr_intern(c, &t);
+    if (slot) *slot = e;
+    return e;
 }
 
 bool expr_is_const_value(const Expr *e, double v) {
