@@ -60,6 +60,21 @@ void expr_scratch_leave(ExprCtx *c) {
 }
 
 uint32_t expr_count(const ExprCtx *c) { return c->count; }
+
+void expr_ctx_seal(ExprCtx *c) {
+    if (c->sealed) return;
+    arena_release(c->arena, c->table, sizeof(Expr *) * c->cap);
+    arena_release(c->arena, c->hashes, sizeof(uint32_t) * c->cap);
+    c->table = NULL;
+    c->hashes = NULL;
+    for (int k = 0; k <= EXPR_Z - EXPR_VAR; k++) {
+        arena_release(c->arena, c->leaf_cache[k], sizeof(Expr *) * c->leaf_cap[k]);
+        c->leaf_cache[k] = NULL;
+        c->leaf_cap[k] = 0;
+    }
+    hmap_release(c->arena, &c->diff_memo);
+    c->sealed = true;
+}
 Arena *expr_ctx_arena(ExprCtx *c) { return c->arena; }
 
 static uint64_t payload_bits(const Expr *e) {
@@ -112,7 +127,18 @@ static void table_grow(ExprCtx *c) {
 }
 
 /* The one place nodes are created: find or insert the template. */
+/* After expr_ctx_seal: a node of its own, not shared (the compilation
+ * fails with the internal error, so nothing relies on it). */
+static Expr *sealed_node(ExprCtx *c, const Expr *tmpl) {
+    diag_internal("an expression was built after the expression table was given back (expr_ctx_seal)");
+    Expr *e = ARENA_NEW(c->arena, Expr);
+    *e = *tmpl;
+    e->id = ++c->count;
+    return e;
+}
+
 Expr *expr_intern(ExprCtx *c, const Expr *tmpl) {
+    if (c->sealed) return sealed_node(c, tmpl);
     if ((c->count + 1) * 2 > c->cap) table_grow(c);
     uint32_t h = (uint32_t)node_hash(tmpl);
     uint32_t i = h & (c->cap - 1);

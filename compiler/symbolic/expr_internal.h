@@ -16,6 +16,7 @@ struct ExprCtx {
                            constructor skips the hash table (a cache miss) */
     uint32_t leaf_cap[EXPR_Z - EXPR_VAR + 1];
     Expr *zero, *one;   /* the constants 0 and 1, as often asked for */
+    bool sealed;        /* expr_ctx_seal: the table is gone */
     Arena *scratch;     /* temporaries of the traversal in progress (created on first use) */
     int depth;          /* nesting of traversals (callbacks may start more) */
 };
