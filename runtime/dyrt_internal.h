@@ -59,6 +59,16 @@
  * DYRT_MISMATCH_NOISE) is repeated 10 times later, up to this span. */
 #define DYRT_EVENT_CHECK_MAX 1e-4
 
+/* dyrt_tight_sides (sliding.c): the branches of relation k that drive the
+ * solution back across its switching surface */
+enum { DYRT_SIDE_BACK_FROM_1 = 1, DYRT_SIDE_BACK_FROM_0 = 2 };
+
+/* A relation whose repeated switching the tight test found not sliding
+ * (sliding.c) is given the branch that keeps its side and the run goes on;
+ * when that happens this often without the run getting DYRT_EVENT_CHECK x
+ * the time scale further, the switching is an error after all. */
+#define DYRT_RESOLVE_MAX 4
+
 /* s->mismatch[k] (events.c) */
 enum { DYRT_MISMATCH = 1, DYRT_MISMATCH_NOISE = 2 };
 
@@ -140,6 +150,8 @@ typedef struct DyrtInputTable {
     double *rows;              /* [nrows][n + 1]: time, values */
 } DyrtInputTable;
 
+typedef struct DyrtMe DyrtMe;
+
 struct DyrtSim {
     const DyrtModel *m;
     DyrtSimPhase phase;
@@ -159,6 +171,10 @@ struct DyrtSim {
     unsigned char *pushed;     /* [nz] at flip_t: 1 the check drove k back from mode 1, 2 from 0 */
     double *gnoise, *gpert;    /* [nz] scratch: uncertainty of g (events.c, g_noise) */
     double *modes_prev;        /* [nz] scratch: the modes before an update */
+    DyrtMe *me;                /* tight consistent values (sliding.c); NULL without relations */
+    double *ytight, *yptight;  /* [ny] scratch of sliding.c */
+    double resolve_t;          /* where a suspected chattering was last found not sliding */
+    int nresolve;              /* ... and how often within DYRT_EVENT_CHECK of it */
     int check_pending;         /* a check after the restart at check_t0 is due at check_t */
     double check_t0, check_t;
     double *ytmp, *yptmp;      /* [ny] look-ahead point (modes at g = 0) */
@@ -322,7 +338,7 @@ void dyrt_block_map_free(DyrtBlockMap *bm);
 
 /* me.c: the index-1 solve for y' of the states and the algebraic y
  * (FMI Model Exchange) and its directional derivatives. */
-typedef struct DyrtMe {
+struct DyrtMe {
     const DyrtModel *m;
     int n;                     /* ny */
     int *colptr, *rowidx;      /* int copies of the Jacobian pattern for KLU */
@@ -338,12 +354,18 @@ typedef struct DyrtMe {
     unsigned char *done;       /* [nb] converged in this solve */
     long nresid, njac, nwhole; /* evaluations (residual, Jacobian pairs) and
                                   whole-system solves, for the statistics */
-} DyrtMe;
+};
 int dyrt_me_alloc(DyrtMe *me, const DyrtModel *m);
 void dyrt_me_free(DyrtMe *me);
 int dyrt_me_solve(DyrtMe *me, double t, double *y, double *yp, const double *p);
 int dyrt_me_directional(DyrtMe *me, double t, const double *y, const double *yp, const double *p,
                         const double *dx, double *dy, double *dyp);
+
+/* sliding.c */
+int dyrt_tight_setup(DyrtSim *s);
+void dyrt_tight_free(DyrtSim *s);
+int dyrt_tight_polish(DyrtSim *s, double t, double *y, double *yp);
+int dyrt_tight_sides(DyrtSim *s, double t, const double *y, const double *yp, int k, double *mode);
 
 /* nonfinite.c */
 const char *dyrt_value_word(double x);

@@ -29,10 +29,12 @@
  * later: a function whose sign then disagrees with its mode crossed back at
  * the restart; its mode goes back and the integrator restarts from the
  * restart point.  A function whose mode changes DYRT_FLIP_MAX times at one
- * instant goes back and forth: on both sides the solution is driven onto
- * its switching surface (a sliding mode, as in dry friction at rest), which
- * stops the run with an error naming the condition; so do more than
- * DYRT_CHATTER_MAX events at vanishing intervals.
+ * instant, or DYRT_ZENO_EVENTS events at vanishing intervals, is suspected
+ * of chattering; the sliding test at tight values (sliding.c) decides: on
+ * both sides driven onto its switching surface (a sliding mode, as in dry
+ * friction at rest) stops the run with an error naming the condition and
+ * the time; otherwise the mode that keeps its side goes on (suspect).
+ * Every restart polishes the algebraic values to tight ones first.
  */
 #include <math.h>
 #include <string.h>
@@ -232,6 +234,10 @@ static int restart(DyrtSim *s, double t, double tout, const char *why)
     int flag = IDAReInit(s->ida, t, s->yy, s->yp);
     if (flag >= 0)
         flag = calc_ic(s, t, tout);
+    /* IDACalcIC stops within the tolerances (the old branch's algebraic
+     * values may survive); the signs of g need them exact (sliding.c) */
+    if (flag >= 0 && dyrt_tight_polish(s, t, N_VGetArrayPointer(s->yy), N_VGetArrayPointer(s->yp)))
+        flag = IDAReInit(s->ida, t, s->yy, s->yp);
     if (flag >= 0)
         return 0;
     char what[256];
@@ -250,6 +256,49 @@ static int chattering(DyrtSim *s, double t, int k, const char *how)
     dyrt_note("the rows before this time are written; model the phase on the switching "
               "surface explicitly (e.g. sticking), or smooth the switch (e.g. tanh(v / eps))");
     return DYRT_EXIT_USER;
+}
+
+/* Switching that the tight test found no sliding mode, yet it does not
+ * settle (DYRT_RESOLVE_MAX times without progress): g_k stays within the
+ * solver's error of zero. */
+static int unresolved(DyrtSim *s, double t, int k, const char *how)
+{
+    char name[512];
+    dyrt_error("simulation failed at t = %s: chattering: %s %s; it is no sliding mode (one branch "
+               "keeps its side), but its value stays within the solver's error of zero",
+               dyrt_num(t).s, dyrt_event_name(s, k, name, sizeof name), how);
+    dyrt_note("the rows before this time are written; tighter tolerances (--rtol, --atol) "
+              "resolve the switch");
+    return DYRT_EXIT_USER;
+}
+
+/* Relation k switched back and forth at t (`how`: the evidence), the
+ * point (t, y, yp).  IDA's values are only as good as the tolerances, so
+ * the branches are weighed at tight consistent values (sliding.c): both
+ * driving the solution back is a sliding mode, the chattering error.
+ * Otherwise k gets the branch that keeps its side (marked in rootsfound,
+ * so event iteration leaves it), the counts of chattering start afresh and
+ * the run goes on: 0. */
+static int suspect(DyrtSim *s, double t, int k, const char *how, const double *y, const double *yp)
+{
+    double mode;
+    int back = dyrt_tight_sides(s, t, y, yp, k, &mode);
+    if (back < 0 || back == (DYRT_SIDE_BACK_FROM_1 | DYRT_SIDE_BACK_FROM_0))
+        return chattering(s, t, k, how);
+    if (fabs(t - s->resolve_t) > DYRT_EVENT_CHECK * dyrt_time_scale(s)) {
+        s->resolve_t = t;
+        s->nresolve = 0;
+    }
+    if (++s->nresolve >= DYRT_RESOLVE_MAX)
+        return unresolved(s, t, k, how);
+    s->p[s->m->np + k] = mode;
+    if (s->rootsfound)
+        s->rootsfound[k] = 1;
+    memset(s->flips, 0, (size_t)s->m->nz);
+    memset(s->pushed, 0, (size_t)s->m->nz);
+    for (int i = 0; i < DYRT_ZENO_EVENTS; i++)
+        s->event_times[i] = -INFINITY;
+    return 0;
 }
 
 static void modes_save(DyrtSim *s)
@@ -278,8 +327,12 @@ static int modes_count(DyrtSim *s, double t)
     const DyrtModel *m = s->m;
     at_instant(s, t);
     for (int32_t k = 0; k < m->nmodes; k++)
-        if (s->p[m->np + k] != s->modes_prev[k] && ++s->flips[k] >= DYRT_FLIP_MAX)
-            return chattering(s, t, k, "switches back and forth at this instant");
+        if (s->p[m->np + k] != s->modes_prev[k] && ++s->flips[k] >= DYRT_FLIP_MAX) {
+            int rc = suspect(s, t, k, "switches back and forth at this instant",
+                             N_VGetArrayPointer(s->yy), N_VGetArrayPointer(s->yp));
+            if (rc)
+                return rc;
+        }
     return 0;
 }
 
@@ -306,7 +359,7 @@ static int zeno(DyrtSim *s, double t)
         return 0;
     char span[64];
     snprintf(span, sizeof span, "fires %d times within %s", DYRT_ZENO_EVENTS, dyrt_num(t - oldest).s);
-    return chattering(s, t, most_flipped(s), span);
+    return suspect(s, t, most_flipped(s), span, N_VGetArrayPointer(s->yy), N_VGetArrayPointer(s->yp));
 }
 
 /* ---------- restarts and the check after them ---------- */
@@ -377,16 +430,19 @@ int dyrt_restart_at(DyrtSim *s, double t, const char *why, int events)
     return restart_event(s, t, s->stop, why);
 }
 
-/* Sliding: at instant t0 the check drove function k back from both of
- * its modes (Filippov's condition, each side decided beyond the
- * tolerances): 0, or the chattering error. */
-static int crossed_back(DyrtSim *s, double t0, int32_t k, double mode)
+/* At instant t0 (the restart point) the check drove function k back from
+ * its current mode: when it did so from both modes, the tight test decides
+ * (suspect).  0 and *kept = 0: flip the mode back; 0 and *kept = 1: the
+ * tight test set it; or the chattering error. */
+static int crossed_back(DyrtSim *s, double t0, int32_t k, int *kept)
 {
     at_instant(s, t0);
-    s->pushed[k] |= mode != 0 ? 1 : 2;
-    if (s->pushed[k] == 3)
-        return chattering(s, t0, k, "switches back and forth at this instant");
-    return 0;
+    s->pushed[k] |= s->p[s->m->np + k] != 0 ? 1 : 2;
+    *kept = 0;
+    if (s->pushed[k] != 3)
+        return 0;
+    *kept = 1;
+    return suspect(s, t0, k, "switches back and forth at this instant", s->y_event, s->yp_event);
 }
 
 /* The check DYRT_EVENT_CHECK after the restart at check_t0: a function
@@ -415,10 +471,11 @@ static int check_modes(DyrtSim *s, double tnow, double tout)
         s->rootsfound[k] = s->mismatch[k] == DYRT_MISMATCH;
         if (s->mismatch[k] != DYRT_MISMATCH)
             continue;
-        int rc = crossed_back(s, t0, k, s->p[m->np + k]);
+        int kept, rc = crossed_back(s, t0, k, &kept);
         if (rc)
             return rc;
-        s->p[m->np + k] = s->p[m->np + k] != 0 ? 0.0 : 1.0;
+        if (!kept)
+            s->p[m->np + k] = s->p[m->np + k] != 0 ? 0.0 : 1.0;
     }
     size_t n = sizeof(double) * (size_t)m->ny;
     memcpy(N_VGetArrayPointer(s->yy), s->y_event, n);

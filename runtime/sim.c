@@ -55,6 +55,7 @@ DyrtSim *dyrt_create(const DyrtModel *m)
     for (int i = 0; i < DYRT_ZENO_EVENTS; i++)
         s->event_times[i] = -INFINITY;
     s->flip_t = -INFINITY;
+    s->resolve_t = -INFINITY;
     s->tstop_done = -INFINITY;
     default_settings(s);
     s->t = s->start;
@@ -251,8 +252,8 @@ int dyrt_step_to(DyrtSim *s, double tout)
 /* ---------- the state (dyrt_state_*) ----------
  * Layout, all doubles: t, y [ny], y' [ny], p [np + nmodes], the event
  * bookkeeping (flip_t, check_pending, check_t0, check_t, tstop_done,
- * nevents, failed_assert, input_changed, event_times [DYRT_ZENO_EVENTS],
- * flips [nz], pushed [nz]) and the clocks' (pending, then next, due,
+ * nevents, failed_assert, input_changed, resolve_t, nresolve,
+ * event_times [DYRT_ZENO_EVENTS], flips [nz], pushed [nz]) and the clocks' (pending, then next, due,
  * zc_mode [nclocks] each). */
 
 static size_t npm(const DyrtModel *m)
@@ -263,7 +264,7 @@ static size_t npm(const DyrtModel *m)
 size_t dyrt_state_size(const DyrtSim *s)
 {
     const DyrtModel *m = s->m;
-    return 1 + 2 * (size_t)m->ny + npm(m) + 8 + DYRT_ZENO_EVENTS + 2 * (size_t)m->nz + 1 +
+    return 1 + 2 * (size_t)m->ny + npm(m) + 10 + DYRT_ZENO_EVENTS + 2 * (size_t)m->nz + 1 +
            3 * (size_t)m->nclocks;
 }
 
@@ -286,6 +287,8 @@ static void state_copy(DyrtSim *s, double *buf, int dir)
     ONE(s->nevents, long);
     ONE(s->failed_assert, int);
     ONE(s->input_changed, int);
+    ONE(s->resolve_t, double);
+    ONE(s->nresolve, int);
     MANY(s->event_times, DYRT_ZENO_EVENTS, double);
     MANY(s->flips, m->nz, unsigned char);
     MANY(s->pushed, m->nz, unsigned char);

@@ -226,7 +226,7 @@ int dyrt_integrate_setup(DyrtSim *s)
         return DYRT_EXIT_INTERNAL;
     }
     s->ida = IDACreate(s->ctx);
-    if (!s->ida || vectors(s) || ida_options(s) || linear_solver(s)) {
+    if (!s->ida || vectors(s) || ida_options(s) || linear_solver(s) || dyrt_tight_setup(s)) {
         dyrt_error("internal: setting up IDA failed%s%s", s->ida_msg[0] ? ": " : "", s->ida_msg);
         return DYRT_EXIT_INTERNAL;
     }
@@ -286,6 +286,7 @@ void dyrt_print_stats(const DyrtSim *s, FILE *f)
 
 void dyrt_integrate_free(DyrtSim *s)
 {
+    dyrt_tight_free(s);
     if (s->ida)
         IDAFree(&s->ida);
     if (s->LS)

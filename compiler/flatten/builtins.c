@@ -162,12 +162,13 @@ static bool tr_size(Flattener *F, Tx t, AstNode *call, Val a, Val *out) {
             diag_error(call->span, "dimension %lld does not exist (the array has %u)", (long long)k, a.nd);
             return false;
         }
-        *out = val_scalar(expr_const(F->ctx, a.dims[k - 1]));
+        *out = val_int(F, a.dims[k - 1]);
         return true;
     }
     uint32_t nd = a.nd;
     Val r = val_new(F, 1, &nd);
-    for (uint32_t k = 0; k < a.nd; k++) r.el[k] = expr_const(F->ctx, a.dims[k]);
+    val_make_int(F, &r);
+    for (uint32_t k = 0; k < a.nd; k++) val_put_int(F, &r, k, a.dims[k]);
     *out = r;
     return true;
 }
@@ -191,6 +192,11 @@ static bool tr_math(Flattener *F, Tx t, AstNode *call, int fn, Sym name, Val *ou
         diag_error(call->span, "`%s` takes two scalars", name);
         return false;
     }
+    if (a.iv && (ar == 1 || b.iv)) { /* Integer arguments: exact */
+        bool handled;
+        bool ok = int_math(F, call, fn, a, b, out, &handled);
+        if (handled) return ok;
+    }
     Val r = val_like(F, &a);
     for (uint32_t i = 0; i < a.n; i++) val_put(&r, i, expr_call(F->ctx, (ExprFn)fn, val_at(&a, i), ar == 2 ? b.s : NULL));
     *out = r;
@@ -205,6 +211,10 @@ static bool tr_ifelse(Flattener *F, Tx t, AstNode *call, Val *out) {
     if (c.nd || a.nd != b.nd || a.n != b.n) {
         diag_error(call->span, "ifelse(condition, a, b): a scalar condition and branches of the same shape");
         return false;
+    }
+    if (expr_is_const(c.s) && a.iv && b.iv) { /* a known condition between Integers */
+        *out = c.s->value != 0 ? a : b;
+        return true;
     }
     Val r = val_like(F, &a);
     for (uint32_t i = 0; i < a.n; i++) val_put(&r, i, expr_ifelse(F->ctx, c.s, val_at(&a, i), val_at(&b, i)));
@@ -247,7 +257,7 @@ static bool tr_array_fn(Flattener *F, Tx t, AstNode *call, const char *n, Val *o
         return false;
     if (!arg_val(F, t, call, 0, &a)) return false;
     if (!strcmp(n, "sum")) *out = val_scalar(reduce(F, a, expr_add, expr_const(c, 0)));
-    else if (!strcmp(n, "length")) *out = val_scalar(expr_const(c, a.nd ? a.n : 1));
+    else if (!strcmp(n, "length")) *out = val_int(F, a.nd ? a.n : 1);
     else if (!strcmp(n, "norm")) *out = val_scalar(expr_call(c, FN_SQRT, dot(F, a, a), NULL));
     else if (!strcmp(n, "transpose")) return tr_transpose(F, a, call, out);
     else {

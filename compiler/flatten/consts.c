@@ -41,6 +41,31 @@ static bool const_refuse(Flattener *F, Elem *el, const char *why) {
 
 static bool const_eval(Flattener *F, Tx t, AstNode *e, Val *out);
 
+/* the builtin type at the root of el's declared type (through type
+ * aliases: `type Count = Integer`), or NULL */
+static Sym elem_base_type(Flattener *F, Elem *el) {
+    AstNode *type = el->type;
+    Library *lib = el->type_lib;
+    for (int depth = 0; type && type->kind == AST_TYPE && depth < 32; depth++) {
+        Def *d = sema_try_lookup(F->prog, lib, &type->type.name);
+        if (!d && type->type.name.len == 1) return type->type.name.parts[0];
+        if (!d || d->node->kind != AST_TYPEDEF) return NULL;
+        type = d->node->typedef_.type;
+        lib = d->lib;
+    }
+    return NULL;
+}
+
+/* the value takes el's declared type: an Integer element converts a Real
+ * that is a whole number (else an error naming the value), a Real one
+ * makes an Integer value Real */
+static bool const_typed(Flattener *F, Elem *el, AstNode *x, Val *v) {
+    Sym ty = elem_base_type(F, el);
+    if (ty == F->s_Real) v->iv = NULL;
+    if (ty != F->s_Integer) return true;
+    return val_to_int(F, v, x, arena_printf(F->arena, "`%s` is an Integer", el->name));
+}
+
 static bool const_done(Flattener *F, Elem *el, Val v, Val *out) {
     el->cval = ARENA_NEW(F->arena, Val);
     *el->cval = v;
@@ -70,7 +95,7 @@ bool elem_const(Flattener *F, Elem *el, Val *out) {
         return const_refuse(F, el, "`%s` has no value, but a value known at compile time is needed");
     el->cstate = CONST_BUSY;
     Val v;
-    bool ok = const_eval(F, tx_in(el->value.scope, el->value.env), x, &v);
+    bool ok = const_eval(F, tx_in(el->value.scope, el->value.env), x, &v) && const_typed(F, el, x, &v);
     if (ok) return const_done(F, el, v, out);
     return const_failed(F, el);
 }
@@ -124,20 +149,18 @@ bool const_val(Flattener *F, Tx t, AstNode *e, Val *out) {
     return const_eval(F, t, e, out) && val_present(out, e);
 }
 
+/* an Integer where one is needed (sizes, dimensions, lags): exact, or a
+ * Real that is a whole number inside the 64-bit range */
 bool const_int(Flattener *F, Tx t, AstNode *e, int64_t *out) {
     Val v;
     if (!const_val(F, t, e, &v)) return false;
-    if (v.nd != 0 || v.str || v.s->value != floor(v.s->value)) {
-        diag_error(e->span, "an integer is needed here%s%s", v.nd || v.str ? "" : ", not ",
-                   v.nd || v.str ? "" : dyrt_num(v.s->value).s);
+    if (v.nd != 0 || v.str) {
+        diag_error(e->span, "an integer is needed here, not %s", v.str ? "a string" : val_shape_str(F, &v));
         return false;
     }
-    /* values are doubles: integers are exact up to 2^53, beyond that `n + 1` is n */
-    if (fabs(v.s->value) > 9007199254740992.0) {
-        diag_error(e->span, "the integer %s is too large: integers known when the model is compiled "
-                            "are exact only up to 2^53 = 9007199254740992", dyrt_num(v.s->value).s);
-        return false;
+    if (v.iv) {
+        *out = v.iv[0];
+        return true;
     }
-    *out = (int64_t)v.s->value;
-    return true;
+    return int_from_real(v.s->value, e, "an integer is needed here", out);
 }

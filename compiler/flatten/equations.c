@@ -506,8 +506,11 @@ static void walk_for(Flattener *F, Inst *inst, Env *env, AstNode *r, uint32_t k)
     for (uint32_t i = 0; i < range.n; i++) {
         if (!flat_charge(F, 1, it->span)) return;
         uint32_t deferred = F->deferred.len;
-        if (!cur) cur = env_push(F, env, it->iter.name, val_scalar(val_at(&range, i)));
-        else cur->val = val_scalar(val_at(&range, i)); /* nothing kept the previous one */
+        if (!cur) cur = env_push(F, env, it->iter.name, val_elem(F, &range, i));
+        else { /* nothing kept the previous one */
+            cur->val.s = val_at(&range, i);
+            if (range.iv) cur->val.iv[0] = range.iv[i];
+        }
         walk_for(F, inst, cur, r, k + 1);
         if (F->deferred.len != deferred) cur = NULL; /* a deferred relation keeps it */
     }

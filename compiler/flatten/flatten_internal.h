@@ -16,7 +16,8 @@
  * functions of EXPR_IDX.
  *
  * Files, in pipeline order: instance.c (the tree), refs.c (what a name
- * denotes), consts.c (structural values), translate.c (expression -> Val,
+ * denotes), consts.c (structural values, with ints.c for their exact
+ * Integer arithmetic), translate.c (expression -> Val,
  * with val.c for the algebra on Vals, structs.c for struct values,
  * builtins.c and functions.c for calls), equations.c (bindings and
  * relations), connect.c (connection sets), balance.c, units_check.c,
@@ -62,6 +63,9 @@ typedef struct Val {
     bool missing;             /* `missing` (the literal, or a structural
                                  parameter without value): usable only as a
                                  function argument and in ismissing() */
+    int64_t *iv;              /* an Integer (structural values only): the
+                                 exact value of each element (ints.c); NULL
+                                 for a Real, Boolean or non-constant value */
 } Val;
 
 static inline Expr *val_at(const Val *v, uint32_t i) { return v->el ? v->el[i] : v->s; }
@@ -241,6 +245,18 @@ bool val_binary(Flattener *F, AstNode *e, Val a, Val b, Val *out);
 bool val_unary(Flattener *F, AstNode *e, Val a, Val *out);
 bool val_ifelse(Flattener *F, AstNode *at, Expr *c, Val a, Val b, Val *out);
 bool val_matmul(Flattener *F, Val a, Val b, AstNode *at, Val *out);
+
+/* ints.c: exact Integer arithmetic on structural values */
+Val val_int(Flattener *F, int64_t x);
+Val val_elem(Flattener *F, const Val *v, uint32_t i);
+void val_make_int(Flattener *F, Val *r);
+void val_put_int(Flattener *F, Val *r, uint32_t i, int64_t x);
+bool int_literal(Flattener *F, AstNode *e, Val *out);
+bool int_binary(Flattener *F, AstNode *e, Val a, Val b, Val *out, bool *handled);
+bool int_unary(Flattener *F, AstNode *e, Val a, Val *out);
+bool int_math(Flattener *F, AstNode *call, int fn, Val a, Val b, Val *out, bool *handled);
+bool int_from_real(double x, AstNode *at, const char *what, int64_t *out);
+bool val_to_int(Flattener *F, Val *v, AstNode *at, const char *what);
 
 /* refs.c: component references, qualified names, enums, leaves */
 bool resolve_ref(Flattener *F, Tx t, AstNode *e, bool report, Ref *out);

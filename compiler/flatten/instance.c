@@ -489,7 +489,7 @@ static bool compr_envs(Flattener *F, Inst *inst, AstNode *c, Elem *e, EnvVec *en
     for (uint32_t i = 0; i < e->n; i++) {
         Env *env = inst->env;
         for (uint32_t k = 0; k < ni; k++)
-            env = env_push(F, env, c->compr.iters.items[k]->iter.name, val_scalar(val_at(&r[k], pos[k])));
+            env = env_push(F, env, c->compr.iters.items[k]->iter.name, val_elem(F, &r[k], pos[k]));
         vec_push(F->arena, envs, env);
         for (int k = (int)ni - 1; k >= 0; k--) {
             if (++pos[k] < dims[k]) break;

@@ -185,11 +185,13 @@ static bool val_index(Flattener *F, Tx t, Val base, AstNode *e, Val *out) {
         if (is_vec) rdims[rnd++] = cnt[k];
     }
     Val r = val_new(F, rnd, rdims);
+    if (base.iv) val_make_int(F, &r);
     uint32_t pos[VAL_MAXD] = {0};
     for (uint32_t out_i = 0; out_i < r.n; out_i++) {
         uint32_t off = 0;
         for (uint32_t k = 0; k < subs->len; k++) off = off * base.dims[k] + idx[k][pos[k]];
         val_put(&r, out_i, val_at(&base, off));
+        if (base.iv) r.iv[out_i] = base.iv[off];
         for (int k = (int)subs->len - 1; k >= 0; k--) {
             if (++pos[k] < cnt[k]) break;
             pos[k] = 0;
@@ -223,15 +225,27 @@ static bool tr_array(Flattener *F, Tx t, AstNode *e, Val *out) {
     uint32_t dims[VAL_MAXD] = {xs->len};
     for (uint8_t k = 0; k < vs[0].nd; k++) dims[k + 1] = vs[0].dims[k];
     Val r = val_new(F, vs[0].nd + 1, dims);
+    bool ints = true; /* all Integers: an Integer array */
+    for (uint32_t i = 0; i < xs->len; i++) ints &= vs[i].iv != NULL;
+    if (ints) val_make_int(F, &r);
     uint32_t m = vs[0].n, o = 0;
     for (uint32_t i = 0; i < xs->len; i++)
-        for (uint32_t j = 0; j < m; j++) r.el[o++] = val_at(&vs[i], j);
+        for (uint32_t j = 0; j < m; j++, o++) {
+            r.el[o] = val_at(&vs[i], j);
+            if (ints) r.iv[o] = vs[i].iv[j];
+        }
     *out = r;
     return true;
 }
 
+/* the number of elements of the Integer range a:s:b (s != 0), exact */
+static double int_range_count(int64_t a, int64_t s, int64_t b) {
+    __int128 q = ((__int128)b - a) / s; /* toward zero; negative: empty */
+    return q < 0 ? 0 : (double)(q + 1);
+}
+
 static bool tr_range(Flattener *F, Tx t, AstNode *e, Val *out) {
-    Val a, s = val_scalar(expr_const(F->ctx, 1)), b;
+    Val a, s = val_int(F, 1), b;
     if (!const_val(F, t, e->range.start, &a) || !const_val(F, t, e->range.stop, &b)) return false;
     if (e->range.step && !const_val(F, t, e->range.step, &s)) return false;
     if (a.nd || b.nd || s.nd || a.str || b.str || s.str) {
@@ -243,7 +257,8 @@ static bool tr_range(Flattener *F, Tx t, AstNode *e, Val *out) {
         diag_error(e->span, "the step of a range cannot be zero");
         return false;
     }
-    double cnt = floor((x1 - x0) / dx + 1e-9) + 1;
+    bool ints = a.iv && b.iv && s.iv; /* an Integer range: its elements exact */
+    double cnt = ints ? int_range_count(a.iv[0], s.iv[0], b.iv[0]) : floor((x1 - x0) / dx + 1e-9) + 1;
     if (cnt < 0) cnt = 0;
     if (!(cnt <= 1e18)) cnt = 1e18; /* inf, nan: beyond any budget */
     if (!flat_charge(F, (uint64_t)cnt, e->span)) return false;
@@ -253,7 +268,10 @@ static bool tr_range(Flattener *F, Tx t, AstNode *e, Val *out) {
     }
     uint32_t n = (uint32_t)cnt;
     Val r = val_new(F, 1, &n);
-    for (uint32_t i = 0; i < n; i++) r.el[i] = expr_const(F->ctx, x0 + dx * i);
+    if (ints) val_make_int(F, &r); /* in range: a + s*(n-1) lies between a and b */
+    for (uint32_t i = 0; i < n; i++)
+        if (ints) val_put_int(F, &r, i, (int64_t)((__int128)a.iv[0] + (__int128)s.iv[0] * i));
+        else r.el[i] = expr_const(F->ctx, x0 + dx * i);
     *out = r;
     return true;
 }
@@ -276,7 +294,7 @@ static bool compr_rec(Flattener *F, Tx t, AstNode *e, uint32_t k, ExprPtrVec *ac
     Tx inner = t;
     for (uint32_t i = 0; i < r.n; i++) {
         if (!flat_charge(F, 1, it->span)) return false;
-        inner.env = env_push(F, t.env, it->iter.name, val_scalar(val_at(&r, i)));
+        inner.env = env_push(F, t.env, it->iter.name, val_elem(F, &r, i));
         if (!compr_rec(F, inner, e, k + 1, acc, dims)) return false;
     }
     return true;
@@ -476,7 +494,10 @@ bool tr_val(Flattener *F, Tx t, AstNode *e, Val *out) {
     memset(out, 0, sizeof *out);
     if (!e) return false; /* left by syntax-error recovery, already reported */
     switch (e->kind) {
-    case AST_NUM: *out = val_scalar(expr_const(F->ctx, e->num.value)); return true;
+    case AST_NUM:
+        if (t.structural && e->num.is_int) return int_literal(F, e, out);
+        *out = val_scalar(expr_const(F->ctx, e->num.value));
+        return true;
     case AST_BOOL: *out = val_scalar(expr_const(F->ctx, e->boolean.value)); return true;
     case AST_STR: out->str = e->str.value; return true;
     case AST_IDENT: case AST_FIELD: case AST_INDEX: return tr_name(F, t, e, out);
@@ -485,7 +506,7 @@ bool tr_val(Flattener *F, Tx t, AstNode *e, Val *out) {
             diag_error(e->span, "`end` is only allowed inside an index");
             return false;
         }
-        *out = val_scalar(expr_const(F->ctx, t.end));
+        *out = val_int(F, t.end);
         return true;
     case AST_UNARY: return tr_val(F, t, e->unary.lhs, &a) && val_unary(F, e, a, out);
     case AST_BINARY:

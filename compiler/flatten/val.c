@@ -132,6 +132,11 @@ bool val_binary(Flattener *F, AstNode *e, Val a, Val b, Val *out) {
             return false;
         }
     }
+    if (a.iv && b.iv) { /* two Integers: exact, unless the result is Real */
+        bool handled;
+        bool ok = int_binary(F, e, a, b, out, &handled);
+        if (handled) return ok;
+    }
     return val_map2(F, bin_fn(op), a, b, e, out);
 }
 
@@ -141,6 +146,7 @@ bool val_unary(Flattener *F, AstNode *e, Val a, Val *out) {
         diag_error(e->span, "a string is not a number");
         return false;
     }
+    if (a.iv && e->unary.op != OP_NOT) return int_unary(F, e, a, out);
     Val r = val_like(F, &a);
     for (uint32_t i = 0; i < a.n; i++) {
         Expr *x = val_at(&a, i);
