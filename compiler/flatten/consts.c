@@ -59,6 +59,8 @@ static Sym elem_base_type(Flattener *F, Elem *el) {
 /* the value takes el's declared type: an Integer element converts a Real
  * that is a whole number (else an error naming the value), a Real one
  * makes an Integer value Real */
+bool elem_is_integer(Flattener *F, Elem *el) { return elem_base_type(F, el) == F->s_Integer; }
+
 static bool const_typed(Flattener *F, Elem *el, AstNode *x, Val *v) {
     Sym ty = elem_base_type(F, el);
     if (ty == F->s_Real) v->iv = NULL;

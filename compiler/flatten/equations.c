@@ -23,7 +23,8 @@
 static bool is_param_kind(FlatVarKind k) { return k == FV_PARAMETER || k == FV_CONSTANT; }
 
 void add_eq(Flattener *F, FlatEqKind k, Expr *l, Expr *r, const char *origin, Span sp) {
-    vec_push(F->arena, &F->m->eqs, ((FlatEq){.kind = k, .dom = F->tmpl, .lhs = l, .rhs = r, .origin = origin, .span = sp}));
+    vec_push(F->arena, &F->m->eqs, ((FlatEq){.kind = k, .dom = F->tmpl, .lhs = l, .rhs = r, .origin = origin, .span = sp,
+                                             .rooted = F->rooted}));
 }
 
 /* der(der(x)): the inner derivative becomes a helper variable `x'` with
@@ -52,7 +53,10 @@ static uint32_t der_helper(Flattener *F, uint32_t v, Span at) {
     vec_push(F->arena, &F->m->vars, fv);
     vec_push(F->arena, &F->var_elems, e);
     vec_push(F->arena, &F->var_elem_off, 0);
+    uint32_t rooted = F->rooted; /* x' = der(x) holds in either branch of `if rooted()` */
+    F->rooted = 0;
     add_eq(F, FE_NORMAL, var_leaf(F, e->var), expr_leaf(F->ctx, EXPR_DER, v), src->owner->path, at);
+    F->rooted = rooted;
     hmap_put(F->arena, &F->aux_der, (uint64_t)v + 1, (void *)(uintptr_t)(e->var + 1));
     return e->var;
 }
@@ -147,8 +151,21 @@ static void type_attrs(Flattener *F, Elem *el, AstNode *type, Library *lib, int 
         for (uint32_t i = 0; i < type->type.mods.len; i++) set_attr(F, el, type->type.mods.items[i], NULL, NULL, 0, el->n);
 }
 
+/* the value of an element declared Integer: exact Integer arithmetic on its
+ * literals, and a constant must be a whole number (ints.c) */
+static bool integer_binding(Flattener *F, Elem *el, Binding *b, Val *out) {
+    Tx t = tx_rel(b->scope, b->env);
+    t.int_literals = true;
+    if (!tr_val(F, t, b->expr, out) || !val_present(out, b->expr)) return false;
+    for (uint32_t i = 0; i < out->n && !out->iv && !out->str; i++)
+        if (!expr_is_const(val_at(out, i))) return true; /* computed at run time, in Reals */
+    return val_to_int(F, out, b->expr, arena_printf(F->arena, "`%s` is an Integer", el->name));
+}
+
 static bool binding_val(Flattener *F, Elem *el, Binding *b, Val *out) {
-    if (!tr_val(F, tx_rel(b->scope, b->env), b->expr, out) || !val_present(out, b->expr)) return false;
+    if (elem_is_integer(F, el) ? !integer_binding(F, el, b, out)
+                               : !tr_val(F, tx_rel(b->scope, b->env), b->expr, out) || !val_present(out, b->expr))
+        return false;
     if (out->str) {
         diag_error(b->expr->span, "`%s` needs a number, not a string", el->name);
         return false;
@@ -334,8 +351,10 @@ static void translate(Flattener *F, Inst *inst, Env *env, AstNode *r) {
 void flatten_deferred(Flattener *F) {
     for (uint32_t i = 0; i < F->deferred.len; i++) {
         Deferred *d = &F->deferred.data[i];
+        F->rooted = d->rooted;
         translate(F, d->inst, d->env, d->rel);
     }
+    F->rooted = 0;
 }
 
 /* ---------- structural relations ---------- */
@@ -389,8 +408,11 @@ static bool tmpl_body_ok(Inst *inst, AstList *rels, int depth) {
             if (r->eq.lhs && r->eq.lhs->kind == AST_IDENT && !inst_elem(inst, r->eq.lhs->ident.name)) return false;
             break;
         case AST_IF:
-            for (uint32_t b = 0; b < r->if_.branches.len; b++)
-                if (depth > 8 || !tmpl_body_ok(inst, &r->if_.branches.items[b]->branch.body, depth + 1)) return false;
+            for (uint32_t b = 0; b < r->if_.branches.len; b++) {
+                AstNode *br = r->if_.branches.items[b];
+                if (depth > 8 || is_call_named(br->branch.cond, "rooted") || !tmpl_body_ok(inst, &br->branch.body, depth + 1))
+                    return false;
+            }
             break;
         case AST_SWITCH:
             for (uint32_t b = 0; b < r->switch_.cases.len; b++)
@@ -516,9 +538,55 @@ static void walk_for(Flattener *F, Inst *inst, Env *env, AstNode *r, uint32_t k)
     }
 }
 
-static void walk_if(Flattener *F, Inst *inst, Env *env, AstNode *r) {
-    for (uint32_t i = 0; i < r->if_.branches.len; i++) {
+static void walk_if_from(Flattener *F, Inst *inst, Env *env, AstNode *r, uint32_t first);
+
+/* `rooted(x.R)`: the flat variable of x.R's first entry (loops.c checks
+ * that it is an orientation matrix of a connector), or NO_VAR */
+static uint32_t rooted_var(Flattener *F, Inst *inst, Env *env, AstNode *cond) {
+    AstList *args = &cond->call.args;
+    Val v;
+    if (args->len != 1 || args->items[0]->arg.name) {
+        diag_error(cond->span, "`rooted` takes one argument: the orientation matrix of a connector (`frame_a.R`)");
+        return NO_VAR;
+    }
+    if (!tr_val(F, tx_in(inst, env), args->items[0]->arg.value, &v)) return NO_VAR;
+    if (v.nd != 2 || v.dims[0] != v.dims[1] || val_at(&v, 0)->kind != EXPR_VAR) {
+        diag_error(cond->span, "`rooted` takes the orientation matrix of a connector (`frame_a.R`), a square matrix "
+                               "variable");
+        return NO_VAR;
+    }
+    return val_at(&v, 0)->index;
+}
+
+/* `if rooted(x.R)` (Modelica's Connections.rooted): both branches are
+ * translated, their equations marked; the orientation pass (loops.c) keeps
+ * the one the spanning tree of the orientation graph chooses */
+static void walk_rooted(Flattener *F, Inst *inst, Env *env, AstNode *r, uint32_t i) {
+    AstNode *cond = r->if_.branches.items[i]->branch.cond;
+    if (F->rooted) {
+        diag_error(cond->span, "an `if rooted(...)` inside a branch of another one is not supported");
+        return;
+    }
+    uint32_t var = rooted_var(F, inst, env, cond);
+    if (var == NO_VAR) return;
+    uint32_t k = F->rooted_ifs.len;
+    vec_push(F->arena, &F->rooted_ifs, ((RootedIf){var, inst->path, cond->span}));
+    F->rooted = 1 + 2 * k;
+    walk(F, inst, env, &r->if_.branches.items[i]->branch.body);
+    F->rooted = 2 + 2 * k;
+    walk_if_from(F, inst, env, r, i + 1);
+    F->rooted = 0;
+}
+
+static void walk_if(Flattener *F, Inst *inst, Env *env, AstNode *r) { walk_if_from(F, inst, env, r, 0); }
+
+static void walk_if_from(Flattener *F, Inst *inst, Env *env, AstNode *r, uint32_t first) {
+    for (uint32_t i = first; i < r->if_.branches.len; i++) {
         AstNode *b = r->if_.branches.items[i];
+        if (is_call_named(b->branch.cond, "rooted")) {
+            walk_rooted(F, inst, env, r, i);
+            return;
+        }
         if (b->branch.cond) {
             Val c;
             if (!const_val(F, tx_in(inst, env), b->branch.cond, &c)) return;
@@ -571,10 +639,17 @@ static void walk_switch(Flattener *F, Inst *inst, Env *env, AstNode *r) {
 static void walk_one(Flattener *F, Inst *inst, Env *env, AstNode *r) {
     switch (r->kind) {
     case AST_EQUATION: case AST_ASSERT:
-        if (uses_instream(r)) vec_push(F->arena, &F->deferred, ((Deferred){r, inst, env}));
+        if (F->rooted && (r->kind == AST_ASSERT || is_call_named(r->eq.rhs, "sample"))) {
+            diag_error(r->span, "a branch of `if rooted(...)` holds equations only (no assertions or `sample`)");
+            break;
+        }
+        if (uses_instream(r)) vec_push(F->arena, &F->deferred, ((Deferred){r, inst, env, F->rooted}));
         else translate(F, inst, env, r);
         break;
-    case AST_CONNECT: connect_members(F, inst, env, r); break;
+    case AST_CONNECT:
+        if (F->rooted) diag_error(r->span, "a `connect` cannot depend on `rooted(...)`: connections come first");
+        else connect_members(F, inst, env, r);
+        break;
     case AST_FOR: walk_for(F, inst, env, r, 0); break;
     case AST_IF: walk_if(F, inst, env, r); break;
     case AST_SWITCH: walk_switch(F, inst, env, r); break;

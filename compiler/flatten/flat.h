@@ -118,6 +118,10 @@ typedef struct FlatEq {
     bool is_override;      /* FE_INITIAL set from outside (--initial, a test
                               case): replaces the model's own initial values of
                               the same variable (aliases included) */
+    uint32_t rooted;       /* inside flatten only (0 once it returns): written
+                              in a branch of `if rooted(x.R)`, 1 + 2 * its index
+                              + (0 then, 1 else); the orientation pass keeps the
+                              branch the spanning tree chooses (docs/LANGUAGE.md) */
 } FlatEq;
 
 /* an equation that determines an unknown (balance, counts) */

@@ -157,7 +157,15 @@ typedef struct Deferred {   /* a relation translated after all connects */
     AstNode *rel;
     Inst *inst;
     Env *env;
+    uint32_t rooted;        /* the branch of `if rooted()` it is in (FlatEq.rooted) */
 } Deferred;
+
+/* `if rooted(x.R) ... else ... end` in a relation (loops.c decides it) */
+typedef struct RootedIf {
+    uint32_t var;           /* the flat variable of x.R's first entry */
+    const char *origin;     /* the component that writes it */
+    Span span;              /* the condition */
+} RootedIf;
 
 typedef struct Flattener Flattener;
 
@@ -178,6 +186,9 @@ typedef struct Tx {
     uint8_t fn_depth;       /* nested function inlining depth */
     bool structural;        /* parameters evaluate to their values (sizes, ranges,
                                conditions, indices) */
+    bool int_literals;      /* integer literals are Integers (ints.c), as in
+                               structural values: the value of a parameter
+                               declared Integer */
 } Tx;
 
 static inline Tx tx_in(Inst *scope, Env *env) { return (Tx){.scope = scope, .env = env}; }
@@ -207,6 +218,8 @@ struct Flattener {
     Expr **leaf;            /* flat variable -> its EXPR_VAR leaf (cache) */
     uint32_t nleaf;
     Vec(struct Deferred) deferred; /* relations after the connects (instream needs the sets) */
+    Vec(RootedIf) rooted_ifs; /* the `if rooted(x.R)` relations, decided by loops.c */
+    uint32_t rooted;        /* while a branch of one is walked: FlatEq.rooted of its equations */
     HashMap aux_der;        /* var + 1 -> helper variable index + 1 for der(der(var)) */
     HashMap layouts;        /* Def* -> StructLayout* (structs.c) */
     ConnSets cs;
@@ -280,6 +293,7 @@ bool const_val(Flattener *F, Tx t, AstNode *e, Val *out);
 bool const_int(Flattener *F, Tx t, AstNode *e, int64_t *out);
 bool elem_const(Flattener *F, Elem *el, Val *out);
 bool elem_is_param_like(Elem *el);
+bool elem_is_integer(Flattener *F, Elem *el);
 
 /* structs.c: struct values (the vector of their fields) */
 Def *struct_type(Flattener *F, Library *lib, AstNode *type);

@@ -455,6 +455,10 @@ static bool tr_call(Flattener *F, Tx t, AstNode *e, Val *out) {
     bool ok = tr_builtin(F, t, e, name, out, &handled);
     if (!handled) ok = tr_clock_builtin(F, t, e, name, out, &handled);
     if (handled) return ok;
+    if (strcmp(name, "rooted") == 0) {
+        diag_error(callee->span, "`rooted(x.R)` is a condition of a relation `if` (alone), not a value");
+        return false;
+    }
     diag_error(callee->span, "unknown function `%s`", name);
     return false;
 }
@@ -495,7 +499,7 @@ bool tr_val(Flattener *F, Tx t, AstNode *e, Val *out) {
     if (!e) return false; /* left by syntax-error recovery, already reported */
     switch (e->kind) {
     case AST_NUM:
-        if (t.structural && e->num.is_int) return int_literal(F, e, out);
+        if ((t.structural || t.int_literals) && e->num.is_int) return int_literal(F, e, out);
         *out = val_scalar(expr_const(F->ctx, e->num.value));
         return true;
     case AST_BOOL: *out = val_scalar(expr_const(F->ctx, e->boolean.value)); return true;

@@ -15,6 +15,8 @@
 #   SlippingWheelSpinUp  a spinning wheel set down: an independent RK4 integration of the
 #                      reduced equations with the slip curve; angular momentum about the
 #                      contact line conserved; ends rolling at the closed-form speed
+#   DoublePendulumTurned  a chain mounted from the other end of every element moves as
+#                      the same chain mounted the usual way (DoublePendulumUsual), 1e-8
 #   SliderCrank        piston = closed-form crank-slider kinematics; energy conserved;
 #                      crank angles equal an independent RK4 integration; both assembly
 #                      branches, chosen from s_guess and forced by positive_branch
@@ -347,5 +349,32 @@ END {
 EOF
 run SlippingWheelSpinUp Wheels.dyad "$tmp/slip.csv" --stop 2 --interval 0.01 --rtol 1e-9 --atol 1e-9 &&
     check SlippingWheelSpinUp "$tmp/slip.awk" "$tmp/slip.csv"
+
+# ---- DoublePendulumTurned: the chain mounted from the other end of every element (each
+# joint, rod and bend computes its frame_a from its frame_b) moves as DoublePendulumUsual
+cat > "$tmp/turn.awk" <<'EOF'
+FNR == 1 { header(); next }
+NR == FNR { for (b = 1; b <= 2; b++) for (i = 1; i <= 3; i++) {
+                ref[FNR, b, i] = $col["body" b ".frame_a.r_0[" i "]"]
+                for (j = 1; j <= 3; j++) refR[FNR, b, i, j] = $col["body" b ".frame_a.R[" i "," j "]"] }
+            nref = FNR; next }
+{
+    for (b = 1; b <= 2; b++) for (i = 1; i <= 3; i++) {
+        d = absv($col["body" b ".frame_a.r_0[" i "]"] - ref[FNR, b, i]); if (d > dr) dr = d
+        for (j = 1; j <= 3; j++) { d = absv($col["body" b ".frame_a.R[" i "," j "]"] - refR[FNR, b, i, j]); if (d > dR) dR = d }
+    }
+    e = body_energy("body1", 1, 0.01, 9.81) + body_energy("body2", 1, 0.01, 9.81)
+    if (FNR == 2) e0 = e
+    if (absv(e - e0) > de) de = absv(e - e0)
+    o = orth(); if (o > wo) wo = o; n++
+}
+END {
+    printf "DoublePendulumTurned: positions off DoublePendulumUsual by %.1e m, rotation matrices by %.1e over 5 s, energy drift %.1e J, orthonormality %.1e\n", dr, dR, de, wo
+    exit !(n == nref - 1 && n > 400 && dr < 1e-8 && dR < 1e-8 && de < 1e-6 && wo < 1e-9)
+}
+EOF
+run DoublePendulumUsual MountedReversed.dyad "$tmp/usual.csv" --stop 5 --interval 0.01 --rtol 1e-11 --atol 1e-11 &&
+    run DoublePendulumTurned MountedReversed.dyad "$tmp/turned.csv" --stop 5 --interval 0.01 --rtol 1e-11 --atol 1e-11 &&
+    { awk -F, -f "$tmp/cols.awk" -f "$tmp/turn.awk" "$tmp/usual.csv" "$tmp/turned.csv" || { echo "DoublePendulumTurned: FAILED"; fail=1; }; }
 
 exit $fail
