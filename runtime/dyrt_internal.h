@@ -58,6 +58,7 @@
 /* A check whose signs are all within the tolerances' uncertainty (events.c,
  * DYRT_MISMATCH_NOISE) is repeated 10 times later, up to this span. */
 #define DYRT_EVENT_CHECK_MAX 1e-4
+#define DYRT_CROSSED_DEFERRED 2
 
 /* dyrt_tight_sides (sliding.c): the branches of relation k that drive the
  * solution back across its switching surface */
@@ -169,6 +170,8 @@ struct DyrtSim {
     double flip_t;             /* the instant (within DYRT_CHATTER_WINDOW) */
     unsigned char *mismatch;   /* [nz] scratch: sign and mode disagree (DYRT_MISMATCH...) */
     unsigned char *pushed;     /* [nz] at flip_t: 1 the check drove k back from mode 1, 2 from 0 */
+    unsigned char *crossed;    /* [nz] k's mode was set by its crossing at the restart check_t0 (1);
+                                  a root of k before the check was left to it (DYRT_CROSSED_DEFERRED) */
     double *gnoise, *gpert;    /* [nz] scratch: uncertainty of g (events.c, g_noise) */
     double *modes_prev;        /* [nz] scratch: the modes before an update */
     DyrtMe *me;                /* tight consistent values (sliding.c); NULL without relations */
@@ -360,11 +363,18 @@ void dyrt_me_free(DyrtMe *me);
 int dyrt_me_solve(DyrtMe *me, double t, double *y, double *yp, const double *p);
 int dyrt_me_directional(DyrtMe *me, double t, const double *y, const double *yp, const double *p,
                         const double *dx, double *dy, double *dyp);
+/* y'_i of the algebraic unknowns at a consistent (t, y, yp): the system
+ * differentiated along the solution, M (y''_x, y'_a) = -(dF/dt + dF/dx x'),
+ * dF/dt by a central difference of step dt; 0, or non-zero (yp unchanged) */
+int dyrt_me_alg_rates(DyrtMe *me, double t, double dt, const double *y, double *yp, const double *p);
 
 /* sliding.c */
 int dyrt_tight_setup(DyrtSim *s);
 void dyrt_tight_free(DyrtSim *s);
 int dyrt_tight_polish(DyrtSim *s, double t, double *y, double *yp);
+/* 1 when relation k's current branch keeps g_k on its side a look-ahead
+ * after t (tight values), 0 when it drives it back, -1 when unknown */
+int dyrt_tight_keeps_side(DyrtSim *s, double t, const double *y, const double *yp, int k);
 int dyrt_tight_sides(DyrtSim *s, double t, const double *y, const double *yp, int k, double *mode);
 
 /* nonfinite.c */

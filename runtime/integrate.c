@@ -411,6 +411,8 @@ static int restart_event(DyrtSim *s, double t, double tout, const char *why)
         rc = event_iteration(s, t, tout);
     if (!rc)
         schedule_check(s, t);
+    for (int32_t k = 0; k < s->m->nmodes; k++)
+        s->crossed[k] = !rc && s->rootsfound && s->rootsfound[k] != 0;
     return rc;
 }
 
@@ -456,8 +458,14 @@ static int check_modes(DyrtSim *s, double tnow, double tout)
 {
     const DyrtModel *m = s->m;
     s->check_pending = 0;
-    int noisy = 0;
-    if (dyrt_modes_mismatch(s, tnow, N_VGetArrayPointer(s->yy), N_VGetArrayPointer(s->yp), &noisy) == 0) {
+    int noisy = 0, decisive = dyrt_modes_mismatch(s, tnow, N_VGetArrayPointer(s->yy), N_VGetArrayPointer(s->yp), &noisy);
+    for (int32_t k = 0; k < m->nmodes; k++)      /* a deferred root, confirmed (on_event) */
+        if ((s->crossed[k] & DYRT_CROSSED_DEFERRED) && s->mismatch[k] == DYRT_MISMATCH_NOISE) {
+            s->mismatch[k] = DYRT_MISMATCH;
+            decisive++;
+            noisy--;
+        }
+    if (decisive == 0) {
         double t0 = s->check_t0, later = t0 + 10 * (s->check_t - t0);
         if (noisy && later - t0 <= DYRT_EVENT_CHECK_MAX * dyrt_time_scale(s) * (1 + 1e-9) && later < s->stop) {
             s->check_t = later;
@@ -490,6 +498,20 @@ static int on_event(DyrtSim *s, double t, double tout)
 {
     if (IDAGetRootInfo(s->ida, s->rootsfound) != IDA_SUCCESS)
         return sim_failed(s, IDA_ILL_INPUT, "internal: no root information");
+    /* a function that crossed at the restart lies within the root finder's
+     * tolerance of zero there, and its sign right after it within the error
+     * of the solution: when its new branch keeps it on its side (tight
+     * values, sliding.c), a root of it before the check is that noise (a
+     * diode's g = vs - v just after turning on, v solved to atol).  The
+     * check weighs it against the tolerances (check_modes), and a sign that
+     * still disagrees there confirms it. */
+    if (s->check_pending && t < s->check_t)
+        for (int32_t k = 0; k < s->m->nmodes; k++)
+            if (s->crossed[k] && s->rootsfound[k] &&
+                dyrt_tight_keeps_side(s, s->check_t0, s->y_event, s->yp_event, k) == 1) {
+                s->crossed[k] |= DYRT_CROSSED_DEFERRED;
+                s->rootsfound[k] = 0;
+            }
     dyrt_clocks_snapshot(s);
     modes_save(s);
     /* a state set whose pivot degraded switches here (stateset.c): a change

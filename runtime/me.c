@@ -308,3 +308,29 @@ int dyrt_me_directional(DyrtMe *me, double t, const double *y, const double *yp,
     }
     return 0;
 }
+
+int dyrt_me_alg_rates(DyrtMe *me, double t, double dt, const double *y, double *yp, const double *p)
+{
+    const DyrtModel *m = me->m;
+    if (me->n == 0)
+        return 0;
+    if (factor(me, t, y, yp, p) != 0)
+        return DYRT_EXIT_USER;
+    me->nresid += 2;           /* dF/dt: central difference, modes frozen */
+    if (m->residual(t + dt, y, yp, p, me->r) != 0 || m->residual(t - dt, y, yp, p, me->dz) != 0)
+        return DYRT_EXIT_USER;
+    for (int i = 0; i < me->n; i++)
+        me->r[i] = (me->r[i] - me->dz[i]) / (2 * dt);
+    for (int j = 0; j < me->n; j++)        /* + dF/dx x' */
+        if (is_diff(m, j) && yp[j] != 0)
+            for (int k = me->colptr[j]; k < me->colptr[j + 1]; k++)
+                me->r[me->rowidx[k]] += me->j0[k] * yp[j];
+    klu_solve(me->sym, me->num, me->n, 1, me->r, &me->common);
+    for (int i = 0; i < me->n; i++)
+        if (!is_diff(m, i) && !isfinite(me->r[i]))
+            return DYRT_EXIT_USER;
+    for (int i = 0; i < me->n; i++)
+        if (!is_diff(m, i))
+            yp[i] = -me->r[i];
+    return 0;
+}

@@ -133,6 +133,7 @@ int dyrt_params_alloc(DyrtSim *s)
     s->flips = dyrt_calloc((size_t)m->nz, sizeof *s->flips);
     s->mismatch = dyrt_calloc((size_t)m->nz, sizeof *s->mismatch);
     s->pushed = dyrt_calloc((size_t)m->nz, sizeof *s->pushed);
+    s->crossed = dyrt_calloc((size_t)m->nz, sizeof *s->crossed);
     s->gnoise = dyrt_calloc((size_t)m->nz, sizeof *s->gnoise);
     s->gpert = dyrt_calloc((size_t)m->nz, sizeof *s->gpert);
     s->modes_prev = dyrt_calloc((size_t)m->nz, sizeof *s->modes_prev);
@@ -140,7 +141,7 @@ int dyrt_params_alloc(DyrtSim *s)
     s->yptmp = dyrt_calloc((size_t)m->ny, sizeof *s->yptmp);
     s->y_event = dyrt_calloc((size_t)m->ny, sizeof *s->y_event);
     s->yp_event = dyrt_calloc((size_t)m->ny, sizeof *s->yp_event);
-    if (!s->flips || !s->mismatch || !s->pushed || !s->gnoise || !s->gpert || !s->modes_prev || !s->ytmp || !s->yptmp || !s->y_event || !s->yp_event)
+    if (!s->flips || !s->mismatch || !s->pushed || !s->crossed || !s->gnoise || !s->gpert || !s->modes_prev || !s->ytmp || !s->yptmp || !s->y_event || !s->yp_event)
         return DYRT_EXIT_INTERNAL;
     s->given = dyrt_calloc((size_t)m->np, sizeof *s->given);
     if (!s->p || !s->given || !s->gbuf)

@@ -80,6 +80,7 @@ void dyrt_free(DyrtSim *s)
     free(s->flips);
     free(s->mismatch);
     free(s->pushed);
+    free(s->crossed);
     free(s->gnoise);
     free(s->gpert);
     free(s->modes_prev);
@@ -253,7 +254,7 @@ int dyrt_step_to(DyrtSim *s, double tout)
  * Layout, all doubles: t, y [ny], y' [ny], p [np + nmodes], the event
  * bookkeeping (flip_t, check_pending, check_t0, check_t, tstop_done,
  * nevents, failed_assert, input_changed, resolve_t, nresolve,
- * event_times [DYRT_ZENO_EVENTS], flips [nz], pushed [nz]) and the clocks' (pending, then next, due,
+ * event_times [DYRT_ZENO_EVENTS], flips [nz], pushed [nz], crossed [nz]) and the clocks' (pending, then next, due,
  * zc_mode [nclocks] each). */
 
 static size_t npm(const DyrtModel *m)
@@ -264,7 +265,7 @@ static size_t npm(const DyrtModel *m)
 size_t dyrt_state_size(const DyrtSim *s)
 {
     const DyrtModel *m = s->m;
-    return 1 + 2 * (size_t)m->ny + npm(m) + 10 + DYRT_ZENO_EVENTS + 2 * (size_t)m->nz + 1 +
+    return 1 + 2 * (size_t)m->ny + npm(m) + 10 + DYRT_ZENO_EVENTS + 3 * (size_t)m->nz + 1 +
            3 * (size_t)m->nclocks;
 }
 
@@ -292,6 +293,7 @@ static void state_copy(DyrtSim *s, double *buf, int dir)
     MANY(s->event_times, DYRT_ZENO_EVENTS, double);
     MANY(s->flips, m->nz, unsigned char);
     MANY(s->pushed, m->nz, unsigned char);
+    MANY(s->crossed, m->nz, unsigned char);
     ONE(s->clk.pending, int);
     MANY(s->clk.next, s->clk.next ? m->nclocks : 0, long long);
     MANY(s->clk.due, s->clk.due ? m->nclocks : 0, unsigned char);

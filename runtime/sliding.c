@@ -25,6 +25,9 @@
  *     keeps its side is the one to go on with.  dt is the span of the
  *     check after a restart (DYRT_EVENT_CHECK x the time scale), the
  *     resolution at which the runtime tells "right after" from "at".
+ *   dyrt_tight_keeps_side -- the same for the current branch alone: a
+ *     root of a function that just crossed, right after the restart, is
+ *     noise of the solution when its branch keeps its side (integrate.c).
  *
  * Cost: a tight solve is a few residual and Jacobian evaluations (O(nnz)
  * each, me.c); polish one per restart, sides four per suspected
@@ -78,6 +81,13 @@ int dyrt_tight_polish(DyrtSim *s, double t, double *y, double *yp)
 {
     if (!s->me || solve_at(s, t, y, yp))
         return 0;
+    /* IDACalcIC leaves y' of the algebraic unknowns as it found them (the
+     * old branch's): IDA's first predictor y + h y' would carry the old
+     * slope into the new branch, an error the error test cannot get below
+     * at tight tolerances; the new branch's slopes instead */
+    double dt = 6e-6 * (fabs(t) + dyrt_time_scale(s));      /* ~ eps^(1/3) */
+    if (dyrt_me_alg_rates(s->me, t, dt, s->ytight, s->yptight, s->p))
+        return 0;
     int changed = 0;
     for (int32_t i = 0; i < s->m->ny; i++) {
         if (!isfinite(s->ytight[i]) || !isfinite(s->yptight[i]))
@@ -114,6 +124,14 @@ static int side_value(DyrtSim *s, double t, double dt, const double *y, const do
     }
     *mk = keep;
     return rc;
+}
+
+int dyrt_tight_keeps_side(DyrtSim *s, double t, const double *y, const double *yp, int k)
+{
+    double mode = s->p[s->m->np + k], g = 0;
+    if (!s->me || side_value(s, t, DYRT_EVENT_CHECK * dyrt_time_scale(s), y, yp, k, mode, &g))
+        return -1;
+    return mode != 0 ? g > 0 : g < 0;
 }
 
 int dyrt_tight_sides(DyrtSim *s, double t, const double *y, const double *yp, int k, double *mode)
