@@ -112,10 +112,11 @@ static int classify(St *t, Expr *r, uint32_t *x, uint32_t *y, double *cx, double
         l.k[n++] = l.k[i];
     }
     if (n == 0) return 0;
-    ExprVec leaves = {0}; /* the rest: parameters and constants only */
-    expr_leaves_any(t->c, l.rest, &leaves);
-    for (uint32_t i = 0; i < leaves.len; i++) {
-        Expr *e = leaves.data[i];
+    ExprVec *leaves = &t->leaves; /* the rest: parameters and constants only */
+    leaves->len = 0;
+    expr_leaves_any(t->c, l.rest, leaves);
+    for (uint32_t i = 0; i < leaves->len; i++) {
+        Expr *e = leaves->data[i];
         if (e->kind != EXPR_VAR || is_unknown(t, e->index)) return 0;
     }
     *c = l.rest;
@@ -218,10 +219,11 @@ static void mark_der(St *t, Alias *a) {
             continue;
         }
         q = flat_eq_get(t->m, i);
-        ExprVec d = {0};
-        expr_leaves(t->c, q->lhs, EXPR_DER, &d);
-        expr_leaves(t->c, q->rhs, EXPR_DER, &d);
-        for (uint32_t k = 0; k < d.len; k++) a->has_der[d.data[k]->index] = 1;
+        ExprVec *d = &t->leaves;
+        d->len = 0;
+        expr_leaves(t->c, q->lhs, EXPR_DER, d);
+        expr_leaves(t->c, q->rhs, EXPR_DER, d);
+        for (uint32_t k = 0; k < d->len; k++) a->has_der[d->data[k]->index] = 1;
     }
 }
 
@@ -265,12 +267,13 @@ typedef struct {
 
 static void unknown_leaves(St *t, Pending *p, uint32_t i) {
     FlatEq *q = flat_eq_get(t->m, i);
-    ExprVec l = {0};
-    expr_leaves(t->c, q->lhs, EXPR_VAR, &l);
-    expr_leaves(t->c, q->rhs, EXPR_VAR, &l);
-    p->vars[i] = ARENA_ARRAY(t->arena, uint32_t, l.len + 1);
-    for (uint32_t k = 0; k < l.len; k++)
-        if (is_unknown(t, l.data[k]->index)) p->vars[i][p->nvars[i]++] = l.data[k]->index;
+    ExprVec *l = &t->leaves;
+    l->len = 0;
+    expr_leaves(t->c, q->lhs, EXPR_VAR, l);
+    expr_leaves(t->c, q->rhs, EXPR_VAR, l);
+    p->vars[i] = ARENA_ARRAY(t->arena, uint32_t, l->len + 1);
+    for (uint32_t k = 0; k < l->len; k++)
+        if (is_unknown(t, l->data[k]->index)) p->vars[i][p->nvars[i]++] = l->data[k]->index;
 }
 
 /* did the tree of one of the equation's unknowns change since it was seen? */

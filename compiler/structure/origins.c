@@ -46,6 +46,7 @@ typedef struct {
     HashMap seen;      /* risk scan: node ids visited for the current equation */
     const StTmpl *k;   /* scanning a template for one of its instances: */
     const uint32_t *var; /* the variables its leaves read there */
+    Arena *scan;       /* the scan's map and stack, reset after each equation */
 } Org;
 
 /* "i = v / R (rc.dyad:12)" from the source text of the span */
@@ -129,18 +130,20 @@ static void risk_of_node(Org *o, int32_t eq, const Expr *e) {
 
 /* the risky operations of flat equation q (DFS over its DAG, capped) */
 static void scan_risks(Org *o, int32_t eq, const FlatEq *q) {
-    St *t = o->t;
+    if (!o->scan) o->scan = arena_new_in(o->t->arena, 64u << 10);
     memset(&o->seen, 0, sizeof o->seen);
     ExprVec st = {0};
-    vec_push(t->arena, &st, q->lhs);
-    vec_push(t->arena, &st, q->rhs);
+    vec_push(o->scan, &st, q->lhs);
+    vec_push(o->scan, &st, q->rhs);
     for (uint32_t n = 0; st.len && n < RISK_SCAN_MAX; n++) {
         Expr *e = st.data[--st.len];
         if (expr_is_leaf(e) || hmap_get(&o->seen, e->id)) continue;
-        hmap_put(t->arena, &o->seen, e->id, e);
+        hmap_put(o->scan, &o->seen, e->id, e);
         risk_of_node(o, eq, e);
-        for (int i = 0; i < e->nargs; i++) vec_push(t->arena, &st, e->args[i]);
+        for (int i = 0; i < e->nargs; i++) vec_push(o->scan, &st, e->args[i]);
     }
+    memset(&o->seen, 0, sizeof o->seen);
+    arena_reset(o->scan);   /* one equation's temporaries: a million would add up */
 }
 
 /* may risk_of_node find something in e */

@@ -106,12 +106,13 @@ static Expr *to_sv_at(St *t, Expr *flat, Span span) {
 
 void st_incidence(St *t, uint32_t e) {
     SEq *q = &t->eq.data[e];
-    ExprVec vs = {0};
-    expr_leaves(t->c, q->res, EXPR_VAR, &vs);
-    q->inc = ARENA_ARRAY(t->arena, uint32_t, vs.len + 1);
+    ExprVec *vs = &t->leaves;
+    vs->len = 0;
+    expr_leaves(t->c, q->res, EXPR_VAR, vs);
+    q->inc = ARENA_ARRAY(t->arena, uint32_t, vs->len + 1);
     q->ninc = 0;
-    for (uint32_t i = 0; i < vs.len; i++)
-        if (st_is_unknown(t, vs.data[i]->index)) q->inc[q->ninc++] = vs.data[i]->index;
+    for (uint32_t i = 0; i < vs->len; i++)
+        if (st_is_unknown(t, vs->data[i]->index)) q->inc[q->ninc++] = vs->data[i]->index;
 }
 
 static void build_equations(St *t) {
@@ -255,11 +256,12 @@ static void build_jacobian(St *t) {
     int32_t *seen = ARENA_ARRAY(t->arena, int32_t, s->ny + 1);
     memset(seen, 0xff, sizeof *seen * (s->ny + 1));
     for (uint32_t r = 0; r < s->ny; r++) {
-        ExprVec ys = {0};
-        expr_leaves(t->c, s->resid[r], EXPR_Y, &ys);
-        expr_leaves(t->c, s->resid[r], EXPR_YP, &ys);
-        for (uint32_t i = 0; i < ys.len; i++) {
-            uint32_t col = ys.data[i]->index;
+        ExprVec *ys = &t->leaves;
+        ys->len = 0;
+        expr_leaves(t->c, s->resid[r], EXPR_Y, ys);
+        expr_leaves(t->c, s->resid[r], EXPR_YP, ys);
+        for (uint32_t i = 0; i < ys->len; i++) {
+            uint32_t col = ys->data[i]->index;
             if (seen[col] == (int32_t)r) continue;
             seen[col] = (int32_t)r;
             vec_push(t->arena, &ents, ((Entry){r, col}));
@@ -280,6 +282,9 @@ static void build_jacobian(St *t) {
         s->jac_dy[k] = expr_diff_once(t->c, s->resid[e.row], expr_leaf(t->c, EXPR_Y, e.col));
         s->jac_dyp[k] = expr_diff_once(t->c, s->resid[e.row], expr_leaf(t->c, EXPR_YP, e.col));
     }
+    arena_release(t->arena, fill, sizeof *fill * ((size_t)s->ny + 1));
+    arena_release(t->arena, seen, sizeof *seen * ((size_t)s->ny + 1));
+    vec_release(t->arena, &ents);
 }
 
 static bool balance_check(St *t) {
@@ -443,6 +448,28 @@ static void build_asserts(St *t) {
 
 System *structure(FlatModel *m) { return structure_with(m, &(StructOptions){0}); }
 
+/* The phase's own tables are dead once the System is built (it holds
+ * copies): give the large ones back before code generation, whose peak
+ * comes on top of what is still held. */
+static void st_release(St *t) {
+    vec_release(t->arena, &t->sv);
+    vec_release(t->arena, &t->eq);
+    vec_release(t->arena, &t->blocks);
+    vec_release(t->arena, &t->bvars);
+    vec_release(t->arena, &t->beqs);
+    vec_release(t->arena, &t->torn);
+    vec_release(t->arena, &t->resid_sv);
+    vec_release(t->arena, &t->resid_eq);
+    vec_release(t->arena, &t->coef);
+    vec_release(t->arena, &t->leaves);
+    vec_release(t->arena, &t->coef_leaves);
+    arena_release(t->arena, t->assign, sizeof *t->assign * (size_t)t->assign_cap);
+    arena_release(t->arena, t->match, sizeof *t->match * (size_t)t->match_cap);
+    t->assign = t->match = NULL;
+    hmap_release(t->arena, &t->coef_seen);
+    hmap_release(t->arena, &t->rel_src);
+}
+
 System *structure_with(FlatModel *m, const StructOptions *o) {
     unsigned errors = diag_error_count();
     double ts = timing_now();
@@ -498,6 +525,7 @@ System *structure_with(FlatModel *m, const StructOptions *o) {
     struct_origins(&t);
     timing_sub("structure.tables", &t0);
     struct_report(&t);
+    st_release(&t);
     timing_sub("structure.report", &t0);
     return diag_error_count() > errors ? NULL : s;
 }

@@ -144,6 +144,11 @@ typedef struct {
     const Span *rel_span; /* while translating a flat equation: its span */
     HashMap tmpls;     /* template FlatEq pointer -> StTmpl (templates.c) */
     StTmpl *tmpl_last; /* the last one looked up */
+    /* Reused leaf lists (len reset by each user): a fresh vector per
+     * equation left a million dead ones in the arena.  `leaves` is for
+     * loops that call nothing that uses it again; `coef_leaves` only for
+     * solve.c's coefficient test (st_solve runs while `leaves` may be live). */
+    ExprVec leaves, coef_leaves;
 } St;
 
 static inline bool st_is_unknown(const St *t, uint32_t sv) {

@@ -60,6 +60,21 @@ void expr_scratch_leave(ExprCtx *c) {
 }
 
 uint32_t expr_count(const ExprCtx *c) { return c->count; }
+
+void expr_ctx_seal(ExprCtx *c) {
+    if (c->sealed) return;
+    arena_release(c->arena, c->table, sizeof(Expr *) * c->cap);
+    arena_release(c->arena, c->hashes, sizeof(uint32_t) * c->cap);
+    c->table = NULL;
+    c->hashes = NULL;
+    for (int k = 0; k <= EXPR_Z - EXPR_VAR; k++) {
+        arena_release(c->arena, c->leaf_cache[k], sizeof(Expr *) * c->leaf_cap[k]);
+        c->leaf_cache[k] = NULL;
+        c->leaf_cap[k] = 0;
+    }
+    hmap_release(c->arena, &c->diff_memo);
+    c->sealed = true;
+}
 Arena *expr_ctx_arena(ExprCtx *c) { return c->arena; }
 
 static uint64_t payload_bits(const Expr *e) {
@@ -160,7 +175,19 @@ int expr_cmp_canon(const Expr *a, const Expr *b) {
 }
 
 /* The one place nodes are created: find or insert the template. */
+/* After expr_ctx_seal: a node of its own, not shared (the compilation
+ * fails with the internal error, so nothing relies on it). */
+static Expr *sealed_node(ExprCtx *c, const Expr *tmpl) {
+    diag_internal("an expression was built after the expression table was given back (expr_ctx_seal)");
+    Expr *e = ARENA_NEW(c->arena, Expr);
+    *e = *tmpl;
+    e->id = ++c->count;
+    set_canon_keys(e);
+    return e;
+}
+
 Expr *expr_intern(ExprCtx *c, const Expr *tmpl) {
+    if (c->sealed) return sealed_node(c, tmpl);
     if ((c->count + 1) * 2 > c->cap) table_grow(c);
     uint32_t h = (uint32_t)node_hash(tmpl);
     uint32_t i = h & (c->cap - 1);
@@ -182,15 +209,42 @@ static Expr *mk(ExprCtx *c, ExprKind k, int n, Expr *a, Expr *b, Expr *d) {
 }
 
 Expr *expr_const(ExprCtx *c, double v) {
+    Expr **hot = v == 0.0 ? &c->zero : v == 1.0 ? &c->one : NULL;  /* -0.0 is 0.0 */
+    if (hot && *hot) return *hot;
     Expr t = {.kind = EXPR_CONST, .value = v};
-    return expr_intern(c, &t);
+    Expr *e = expr_intern(c, &t);
+    if (hot) *hot = e;
+    return e;
 }
 
 Expr *expr_time(ExprCtx *c) { return mk(c, EXPR_TIME, 0, NULL, NULL, NULL); }
 
+/* Indices are dense (slots, flat variables): a cache covers up to a few
+ * times the nodes created so far, so an odd large index cannot make it
+ * huge; larger ones go through the table only. */
+#define LEAF_CACHE_MAX (1u << 28)
+
+/* The cache entry of leaf kind[index] (VAR..Z), grown to cover it; NULL
+ * when the leaf is not cached. */
+static Expr **leaf_slot(ExprCtx *c, ExprKind kind, uint32_t index) {
+    if (kind < EXPR_VAR || kind > EXPR_Z || index >= LEAF_CACHE_MAX || index / 4 > c->count + 1024) return NULL;
+    uint32_t k = (uint32_t)(kind - EXPR_VAR), cap = c->leaf_cap[k];
+    if (index >= cap) {
+        uint32_t nc = cap ? cap : 64;
+        while (nc <= index) nc *= 2;
+        c->leaf_cache[k] = arena_realloc(c->arena, c->leaf_cache[k], sizeof(Expr *) * cap, sizeof(Expr *) * nc);
+        c->leaf_cap[k] = nc;
+    }
+    return &c->leaf_cache[k][index];
+}
+
 Expr *expr_leaf(ExprCtx *c, ExprKind kind, uint32_t index) {
+    Expr **slot = leaf_slot(c, kind, index);
+    if (slot && *slot) return *slot;
     Expr t = {.kind = (uint8_t)kind, .index = index};
-    return expr_intern(c, &t);
+    Expr *e = expr_intern(c, &t);
+    if (slot) *slot = e;
+    return e;
 }
 
 bool expr_is_const_value(const Expr *e, double v) {

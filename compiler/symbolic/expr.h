@@ -119,6 +119,12 @@ typedef struct ExprCtx ExprCtx;
 
 ExprCtx *expr_ctx_new(Arena *a);
 uint32_t expr_count(const ExprCtx *c);     /* nodes created so far */
+/* No node is created after this: the node table, the leaf caches and the
+ * derivative memo (a few hundred MB for a model of 10^6 equations) are
+ * given back before code generation, which only reads expressions.  A
+ * constructor that would still need a new node afterwards reports an
+ * internal error. */
+void expr_ctx_seal(ExprCtx *c);
 Arena *expr_ctx_arena(ExprCtx *c);          /* the arena nodes live in */
 
 /* leaves */
