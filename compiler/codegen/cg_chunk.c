@@ -507,7 +507,10 @@ LLVMValueRef cg_emit_function(Cg *g, const CgFnSpec *spec, const CgItem *items,
     }
     g->to_bulk = false;
     g->nchunks += chunks.len;
+    arena_release(g->arena, g->run, sizeof *g->run * ((size_t)nitems + 1));
+    arena_release(g->arena, g->period, sizeof *g->period * ((size_t)nitems + 1));
     g->run = NULL;
+    g->period = NULL;
     g->share_gen++;                           /* no sharing outside this function */
     return emit_entry(g, spec, chunks.data, chunks.len, g->tmp_base + ntmp);
 }

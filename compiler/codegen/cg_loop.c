@@ -140,6 +140,7 @@ static void next_same(Cg *g, const LoopPlan *lp, uint32_t n, uint32_t *next) {
         if (v) next[k] = (uint32_t)(uintptr_t)v - 1;
         hmap_put(g->arena, &last, key, (void *)(uintptr_t)(k + 1));
     }
+    hmap_release(g->arena, &last);
 }
 
 /* Periods tried at k: 1..LOOP_SHORT_PERIOD, and the distances from each of
@@ -190,6 +191,15 @@ void cg_plan_loops(Cg *g, const CgItem *items, uint32_t n, uint32_t *run,
         period[k] = (uint16_t)bp;
         k += best;
     }
+    /* the plan's tables are dead: per-node ones are as large as the whole
+     * expression DAG, and every emitted function plans its own */
+    arena_release(g->arena, tokpre, sizeof *tokpre * (size_t)(n + 1));
+    arena_release(g->arena, next, sizeof *next * (size_t)n);
+    arena_release(g->arena, lp.num, sizeof *lp.num * (size_t)g->nids);
+    arena_release(g->arena, lp.seen, sizeof *lp.seen * (size_t)g->nids);
+    arena_release(g->arena, lp.shape, sizeof *lp.shape * (size_t)n);
+    vec_release(g->arena, &lp.tok);
+    vec_release(g->arena, &lp.idx);
 }
 
 /* ---------- emission ---------- */

@@ -20,7 +20,9 @@
  * are the body of one loop: scalarized instance-major (instance 0 of each,
  * then instance 1 of each, ...), the order the scalar path writes them in.
  * Code that walks `eqs` handles templates (flat_eq_count, the instance
- * helpers below) or calls flat_scalarize first.
+ * helpers below) or calls flat_scalarize first.  After the structure
+ * entry (flat_scalarize_lazy) an instance of a regular equation may have
+ * no sides yet: read them through flat_eq_get.
  *
  * Clocks (docs/LANGUAGE.md, "Clocks"): after clock inference every variable
  * is continuous (clock 0) or on one clock (1 + index into `clocks`).  A
@@ -118,6 +120,9 @@ typedef struct FlatEq {
     bool is_override;      /* FE_INITIAL set from outside (--initial, a test
                               case): replaces the model's own initial values of
                               the same variable (aliases included) */
+    const struct FlatEq *tmpl; /* an instance of this template (flat_scalarize_lazy),
+                              else NULL */
+    uint32_t inst;         /* ... the instance number */
     uint32_t rooted;       /* inside flatten only (0 once it returns): written
                               in a branch of `if rooted(x.R)`, 1 + 2 * its index
                               + (0 then, 1 else); the orientation pass keeps the
@@ -190,6 +195,13 @@ FlatEq flat_scalarize_eq(FlatModel *m, const FlatEq *q, uint64_t inst);
  * path's order (`--scalarize`; the structure phase's entry).  Linear in
  * the scalar equations. */
 void flat_scalarize(FlatModel *m);
+/* The same, but an instance of a regular equation (FE_NORMAL) keeps its
+ * template and instance number (tmpl, inst) and gets its sides (lhs, rhs)
+ * only from flat_eq_get: the structure phase builds what it needs of an
+ * instance from the template (structure/templates.c). */
+void flat_scalarize_lazy(FlatModel *m);
+/* Equation i of m with its sides built (an instance's on first use). */
+FlatEq *flat_eq_get(FlatModel *m, uint32_t i);
 /* `--scalarize`: flatten() forms no templates, it translates every `for`
  * iteration (the scalar path, the reference the array path is compared
  * with: its equations are what the templates' instances must be). */

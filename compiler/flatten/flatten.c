@@ -58,10 +58,10 @@ static FlatModel *flatten_from(Flattener *F, Def *d, PendingVec *mods) {
     if (diag_error_count() > errors) return NULL;
     connect_init(F);
     clock_bind_instances(F, top);
-    /* every variable's leaf in index order: the order of commutative operands
-     * (by node id) between two variables then does not depend on which
-     * equation mentions them first, so templates and their scalar
-     * instances order them alike (docs/ARCHITECTURE.md, "Arrays") */
+    /* every variable's leaf in index order, so node ids (memo keys, the
+     * order of nodes in dumps of the DAG) do not depend on which equation
+     * mentions a variable first; operand order is canonical regardless
+     * (expr_cmp_canon) */
     for (uint32_t v = 0; v < F->m->vars.len; v++) var_leaf(F, v);
     flatten_bindings(F);
     flatten_relations(F, top);

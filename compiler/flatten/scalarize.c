@@ -87,7 +87,32 @@ bool flat_has_templates(const FlatModel *m) {
     return false;
 }
 
-void flat_scalarize(FlatModel *m) {
+static void expand(FlatModel *m, bool lazy);
+
+void flat_scalarize(FlatModel *m) { expand(m, false); }
+void flat_scalarize_lazy(FlatModel *m) { expand(m, true); }
+
+FlatEq *flat_eq_get(FlatModel *m, uint32_t i) {
+    FlatEq *q = &m->eqs.data[i];
+    if (q->tmpl && !q->lhs) {
+        FlatEq r = flat_scalarize_eq(m, q->tmpl, q->inst);
+        q->lhs = r.lhs;
+        q->rhs = r.rhs;
+    }
+    return q;
+}
+
+/* a stand-in for instance p of q: its sides built on demand */
+static FlatEq deferred(const FlatEq *q, uint64_t p) {
+    FlatEq r = *q;
+    r.dom = NULL;
+    r.lhs = r.rhs = NULL;
+    r.tmpl = q;
+    r.inst = (uint32_t)p;
+    return r;
+}
+
+static void expand(FlatModel *m, bool lazy) {
     if (!flat_has_templates(m)) return;
     uint64_t total = 0;
     for (uint32_t i = 0; i < m->eqs.len; i++) total += flat_eq_count(&m->eqs.data[i]);
@@ -110,7 +135,10 @@ void flat_scalarize(FlatModel *m) {
         int64_t iv[EXPR_MAXIDX];
         for (uint64_t p = 0; p < q->dom->count; p++) {
             flat_dom_point(q->dom, p, iv);
-            for (uint32_t j = i; j < end; j++) out[n++] = instance(m->ctx, &m->eqs.data[j], iv);
+            for (uint32_t j = i; j < end; j++) {
+                const FlatEq *t = &m->eqs.data[j];
+                out[n++] = lazy && t->kind == FE_NORMAL ? deferred(t, p) : instance(m->ctx, t, iv);
+            }
         }
         i = end;
     }

@@ -112,10 +112,11 @@ static int classify(St *t, Expr *r, uint32_t *x, uint32_t *y, double *cx, double
         l.k[n++] = l.k[i];
     }
     if (n == 0) return 0;
-    ExprVec leaves = {0}; /* the rest: parameters and constants only */
-    expr_leaves_any(t->c, l.rest, &leaves);
-    for (uint32_t i = 0; i < leaves.len; i++) {
-        Expr *e = leaves.data[i];
+    ExprVec *leaves = &t->leaves; /* the rest: parameters and constants only */
+    leaves->len = 0;
+    expr_leaves_any(t->c, l.rest, leaves);
+    for (uint32_t i = 0; i < leaves->len; i++) {
+        Expr *e = leaves->data[i];
         if (e->kind != EXPR_VAR || is_unknown(t, e->index)) return 0;
     }
     *c = l.rest;
@@ -207,13 +208,22 @@ static Expr *current_value(void *ud, Expr *leaf) {
 }
 
 static void mark_der(St *t, Alias *a) {
+    uint32_t var[ST_TMPL_MAX_LEAVES];
     for (uint32_t i = 0; i < t->m->eqs.len; i++) {
         FlatEq *q = &t->m->eqs.data[i];
         if (q->kind != FE_NORMAL) continue;
-        ExprVec d = {0};
-        expr_leaves(t->c, q->lhs, EXPR_DER, &d);
-        expr_leaves(t->c, q->rhs, EXPR_DER, &d);
-        for (uint32_t k = 0; k < d.len; k++) a->has_der[d.data[k]->index] = 1;
+        const StTmpl *k = st_tmpl(t, q);
+        if (k && st_tmpl_leaves(t, k, q->inst, var)) { /* its derivative leaves, on integers */
+            for (uint32_t j = 0; j < k->nleaves; j++)
+                if (st_tmpl_leaf_kind(k, j) == EXPR_DER) a->has_der[var[j]] = 1;
+            continue;
+        }
+        q = flat_eq_get(t->m, i);
+        ExprVec *d = &t->leaves;
+        d->len = 0;
+        expr_leaves(t->c, q->lhs, EXPR_DER, d);
+        expr_leaves(t->c, q->rhs, EXPR_DER, d);
+        for (uint32_t k = 0; k < d->len; k++) a->has_der[d->data[k]->index] = 1;
     }
 }
 
@@ -256,13 +266,14 @@ typedef struct {
 } Pending;
 
 static void unknown_leaves(St *t, Pending *p, uint32_t i) {
-    FlatEq *q = &t->m->eqs.data[i];
-    ExprVec l = {0};
-    expr_leaves(t->c, q->lhs, EXPR_VAR, &l);
-    expr_leaves(t->c, q->rhs, EXPR_VAR, &l);
-    p->vars[i] = ARENA_ARRAY(t->arena, uint32_t, l.len + 1);
-    for (uint32_t k = 0; k < l.len; k++)
-        if (is_unknown(t, l.data[k]->index)) p->vars[i][p->nvars[i]++] = l.data[k]->index;
+    FlatEq *q = flat_eq_get(t->m, i);
+    ExprVec *l = &t->leaves;
+    l->len = 0;
+    expr_leaves(t->c, q->lhs, EXPR_VAR, l);
+    expr_leaves(t->c, q->rhs, EXPR_VAR, l);
+    p->vars[i] = ARENA_ARRAY(t->arena, uint32_t, l->len + 1);
+    for (uint32_t k = 0; k < l->len; k++)
+        if (is_unknown(t, l->data[k]->index)) p->vars[i][p->nvars[i]++] = l->data[k]->index;
 }
 
 /* did the tree of one of the equation's unknowns change since it was seen? */
@@ -272,15 +283,36 @@ static bool dirty(St *t, Alias *a, Pending *p, uint32_t i) {
     return false;
 }
 
-static bool try_alias(St *t, Alias *a, uint32_t i, int pass) {
-    FlatEq *q = &t->m->eqs.data[i];
+/* *shape: 0 when equation i is no alias at all (classify) */
+static bool try_alias(St *t, Alias *a, uint32_t i, int pass, int *shape) {
+    FlatEq *q = flat_eq_get(t->m, i);
     uint32_t x, y;
     double cx, cy;
     Expr *c, *r = expr_sub(t->c, q->lhs, q->rhs);
     Current cur = {t, a};
     if (pass > 0) r = expr_subst(t->c, r, current_value, &cur);
-    int k = classify(t, r, &x, &y, &cx, &cy, &c);
+    int k = *shape = classify(t, r, &x, &y, &cx, &cy, &c);
     return (k == 1 && bind(t, a, x, cx, c)) || (k == 2 && link(t, a, x, cx, y, cy, c));
+}
+
+/* Pass 0 over an instance of a uniform template (templates.c): classify
+ * reads the residual's structure and which leaves are unknowns only, so
+ * once one instance is no alias, every instance whose leaves are unknowns
+ * in the same places is none either; its unknowns come from the integers.
+ * Returns false when the instance must be tried as a scalar equation. */
+static bool no_alias_like(St *t, Pending *p, uint32_t i, StTmpl **kp, uint32_t *unk) {
+    uint32_t var[ST_TMPL_MAX_LEAVES];
+    FlatEq *q = &t->m->eqs.data[i];
+    StTmpl *k = *kp = st_tmpl(t, q);
+    if (!k || !st_tmpl_leaves(t, k, q->inst, var)) return *kp = NULL, false;
+    *unk = 0;
+    for (uint32_t j = 0; j < k->nleaves; j++)
+        if (is_unknown(t, var[j])) *unk |= 1u << j;
+    if (!k->no_alias || k->no_alias_unknowns != *unk) return false;
+    p->vars[i] = ARENA_ARRAY(t->arena, uint32_t, k->nleaves + 1);
+    for (uint32_t j = 0; j < k->nleaves; j++)
+        if (st_tmpl_leaf_kind(k, j) == EXPR_VAR && (*unk >> j & 1)) p->vars[i][p->nvars[i]++] = var[j];
+    return true;
 }
 
 void struct_alias(St *t) {
@@ -313,7 +345,15 @@ void struct_alias(St *t) {
         for (uint32_t i = 0; i < t->m->eqs.len; i++) {
             if (t->m->eqs.data[i].kind != FE_NORMAL || t->eq_alias[i]) continue;
             if (pass > 0 && !dirty(t, &a, &pend, i)) continue;
-            bool used = try_alias(t, &a, i, pass);
+            StTmpl *k = NULL;
+            uint32_t unk = 0;
+            if (pass == 0 && no_alias_like(t, &pend, i, &k, &unk)) {
+                pend.seen[i] = a.clock;
+                continue;
+            }
+            int shape;
+            bool used = try_alias(t, &a, i, pass, &shape);
+            if (k && shape == 0 && !k->no_alias) k->no_alias = true, k->no_alias_unknowns = unk;
             t->eq_alias[i] = used;
             changed |= used;
             if (used) a.clock++;

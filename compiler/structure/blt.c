@@ -186,9 +186,9 @@ static Expr *solve_for(St *t, uint32_t e, Expr *r, uint32_t v) {
 /* does x depend on more than ASSIGN_MAX_SUPPORT unknowns (variables not
  * replaced by their values)?  O(size of x) */
 static bool too_wide(St *t, Expr *x) {
-    ExprVec leaves = {0};
-    expr_leaves(t->c, x, EXPR_VAR, &leaves);
-    return leaves.len > ASSIGN_MAX_SUPPORT;
+    t->leaves.len = 0;
+    expr_leaves(t->c, x, EXPR_VAR, &t->leaves);
+    return t->leaves.len > ASSIGN_MAX_SUPPORT;
 }
 
 static void set_assigned(St *t, uint32_t v, Expr *value) {

@@ -76,7 +76,7 @@ const char *st_expr_text(St *t, const Expr *e, const System *sys, Span span) {
 }
 
 const char *st_eq_text(St *t, uint32_t flat, const char *pre, const char *post) {
-    FlatEq *q = &t->m->eqs.data[flat];
+    FlatEq *q = flat_eq_get(t->m, flat);
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);

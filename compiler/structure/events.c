@@ -41,6 +41,7 @@ typedef struct {
     HashMap index;     /* id of g -> event k + 1 */
     ExprVec zc;        /* g of each event, in order of discovery */
     ExprVec rel;       /* first relation node of each event (its name) */
+    ExprVec st;        /* collection: the DFS stack, reused for every root */
 } Ev;
 
 static void *const YES = (void *)2, *const NO = (void *)1;
@@ -75,7 +76,7 @@ static bool dynamic(Ev *v, Expr *root) {
 
 /* g of a relation node, or NULL when e is no relation on dynamic values.
  * Of a - b and b - a (exact negatives in IEEE arithmetic) g is the one
- * created first, so `x > y`, `x < y`, `y >= x`, ... share one event;
+ * first in the canonical order (expr_cmp_canon), so `x > y`, `x < y`, `y >= x`, ... share one event;
  * *pos tells whether the relation holds when g > 0 (else when g < 0). */
 static Expr *relation_g(Ev *v, Expr *e, bool *pos) {
     Expr *a, *b;
@@ -84,7 +85,7 @@ static Expr *relation_g(Ev *v, Expr *e, bool *pos) {
     else return NULL;
     if (!dynamic(v, e)) return NULL;
     Expr *ab = expr_sub(v->t->c, a, b), *ba = expr_sub(v->t->c, b, a);
-    Expr *g = ab->id < ba->id ? ab : ba;
+    Expr *g = expr_cmp_canon(ab, ba) < 0 ? ab : ba;
     bool greater = e->kind == EXPR_GT || e->kind == EXPR_GE || is_sign(e);
     *pos = (g == ab) == greater;
     return g;
@@ -94,10 +95,11 @@ static Expr *relation_g(Ev *v, Expr *e, bool *pos) {
  * across all roots), gets its event. */
 static void collect(Ev *v, Expr *root) {
     Arena *a = v->t->arena;
-    ExprVec st = {0};
-    vec_push(a, &st, root);
-    while (st.len) {
-        Expr *e = st.data[--st.len];
+    ExprVec *st = &v->st;
+    st->len = 0;
+    vec_push(a, st, root);
+    while (st->len) {
+        Expr *e = st->data[--st->len];
         if (expr_is_leaf(e) || hmap_get(&v->seen, e->id)) continue;
         hmap_put(a, &v->seen, e->id, e);
         bool pos;
@@ -107,7 +109,7 @@ static void collect(Ev *v, Expr *root) {
             vec_push(a, &v->rel, e);
             hmap_put(a, &v->index, g->id, (void *)(uintptr_t)v->zc.len);
         }
-        for (int i = e->nargs; i-- > 0;) vec_push(a, &st, e->args[i]);
+        for (int i = e->nargs; i-- > 0;) vec_push(a, st, e->args[i]);
     }
 }
 
@@ -140,6 +142,8 @@ void struct_events(St *t) {
     for (uint32_t r = 0; r < s->ny; r++) collect(&v, s->resid[r]);
     for (uint32_t o = 0; o < s->nout; o++) collect(&v, s->out[o]);
     for (uint32_t a = 0; a < s->nassert; a++) collect(&v, s->assert_cond[a]);
+    hmap_release(t->arena, &v.seen);   /* as large as the residuals' DAG */
+    vec_release(t->arena, &v.st);
     /* the states of state sets first (their modes exist already), then the
      * relations */
     uint32_t ns = t->nset_modes, nrel = v.zc.len;
@@ -164,4 +168,7 @@ void struct_events(St *t) {
     memcpy(s->zc + ns, all, sizeof *all * nrel);
     memcpy(s->resid, all + nrel, sizeof *all * s->ny);
     memcpy(s->out, all + nrel + s->ny, sizeof *all * s->nout);
+    arena_release(t->arena, all, sizeof *all * n);
+    hmap_release(t->arena, &v.dyn);
+    hmap_release(t->arena, &v.index);
 }

@@ -250,10 +250,11 @@ typedef struct { uint32_t row, col; } Ent;
 static void init_jacobian(St *t, ExprVec *rows) {
     System *s = t->s;
     Vec(Ent) ents = {0};
+    ExprVec *zs = &t->leaves;
     for (uint32_t r = 0; r < rows->len; r++) {
-        ExprVec zs = {0};
-        expr_leaves(t->c, rows->data[r], EXPR_Z, &zs);
-        for (uint32_t i = 0; i < zs.len; i++) vec_push(t->arena, &ents, ((Ent){r, zs.data[i]->index}));
+        zs->len = 0;
+        expr_leaves(t->c, rows->data[r], EXPR_Z, zs);
+        for (uint32_t i = 0; i < zs->len; i++) vec_push(t->arena, &ents, ((Ent){r, zs->data[i]->index}));
     }
     s->init_nnz = ents.len;
     s->init_colptr = ARENA_ARRAY(t->arena, int32_t, s->init_n + 1);
@@ -268,6 +269,8 @@ static void init_jacobian(St *t, ExprVec *rows) {
         s->init_rowidx[k] = (int32_t)e.row;
         s->init_jac[k] = expr_diff_once(t->c, rows->data[e.row], expr_leaf(t->c, EXPR_Z, e.col));
     }
+    arena_release(t->arena, fill, sizeof *fill * ((size_t)s->init_n + 1));
+    vec_release(t->arena, &ents);
 }
 
 /* z layout and targets */

@@ -44,6 +44,9 @@ typedef struct {
     Vec(SysRisk) risk;
     int32_t *col;      /* flat var -> output column, -1 */
     HashMap seen;      /* risk scan: node ids visited for the current equation */
+    const StTmpl *k;   /* scanning a template for one of its instances: */
+    const uint32_t *var; /* the variables its leaves read there */
+    Arena *scan;       /* the scan's map and stack, reset after each equation */
 } Org;
 
 /* "i = v / R (rc.dyad:12)" from the source text of the span */
@@ -84,10 +87,17 @@ static int32_t src_index(Org *o, uint32_t flat, bool diff) {
 /* the argument of a risky operation as a runtime value: output column
  * (>= 0) or parameter -(p + 1); 0x7fffffff when it is no single one */
 static int32_t arg_of(Org *o, const Expr *a) {
-    if (a->kind != EXPR_VAR) return INT32_MAX;
+    uint32_t v = a->index;
+    for (uint32_t j = 0; o->k && j < o->k->nleaves; j++) /* a template's leaf: the instance's */
+        if (o->k->leaves[j] == a) {
+            if (st_tmpl_leaf_kind(o->k, j) != EXPR_VAR) return INT32_MAX;
+            v = o->var[j];
+            a = NULL;
+        }
+    if (a && a->kind != EXPR_VAR) return INT32_MAX;
     St *t = o->t;
-    if (o->col[a->index] >= 0) return o->col[a->index];
-    if (t->pslot[a->index] >= 0) return -(t->pslot[a->index] + 1);
+    if (o->col[v] >= 0) return o->col[v];
+    if (t->pslot[v] >= 0) return -(t->pslot[v] + 1);
     return INT32_MAX;
 }
 
@@ -120,18 +130,66 @@ static void risk_of_node(Org *o, int32_t eq, const Expr *e) {
 
 /* the risky operations of flat equation q (DFS over its DAG, capped) */
 static void scan_risks(Org *o, int32_t eq, const FlatEq *q) {
-    St *t = o->t;
+    if (!o->scan) o->scan = arena_new_in(o->t->arena, 64u << 10);
     memset(&o->seen, 0, sizeof o->seen);
     ExprVec st = {0};
-    vec_push(t->arena, &st, q->lhs);
-    vec_push(t->arena, &st, q->rhs);
+    vec_push(o->scan, &st, q->lhs);
+    vec_push(o->scan, &st, q->rhs);
     for (uint32_t n = 0; st.len && n < RISK_SCAN_MAX; n++) {
         Expr *e = st.data[--st.len];
         if (expr_is_leaf(e) || hmap_get(&o->seen, e->id)) continue;
-        hmap_put(t->arena, &o->seen, e->id, e);
+        hmap_put(o->scan, &o->seen, e->id, e);
         risk_of_node(o, eq, e);
-        for (int i = 0; i < e->nargs; i++) vec_push(t->arena, &st, e->args[i]);
+        for (int i = 0; i < e->nargs; i++) vec_push(o->scan, &st, e->args[i]);
     }
+    memset(&o->seen, 0, sizeof o->seen);
+    arena_reset(o->scan);   /* one equation's temporaries: a million would add up */
+}
+
+/* may risk_of_node find something in e */
+static bool risky(const Expr *e) {
+    switch ((ExprKind)e->kind) {
+    case EXPR_DIV: return true;
+    case EXPR_POW: return expr_is_const(e->args[1]);
+    case EXPR_CALL:
+        return e->fn == FN_SQRT || e->fn == FN_LOG || e->fn == FN_LOG10 || e->fn == FN_ASIN || e->fn == FN_ACOS;
+    default: return false;
+    }
+}
+
+/* the risky nodes of a uniform template, once (tree walk: templates are
+ * small, and a node met twice counts twice, which only errs to the safe
+ * side) */
+static void scan_template(Org *o, StTmpl *k) {
+    ExprVec st = {0};
+    k->nrisky = 0;
+    vec_push(o->t->arena, &st, k->q->lhs);
+    vec_push(o->t->arena, &st, k->q->rhs);
+    while (st.len && k->nrisky < 2) {
+        Expr *e = st.data[--st.len];
+        if (e->kind == EXPR_AT || expr_is_leaf(e)) continue;
+        if (risky(e)) k->nrisky++, k->risky = e;
+        for (int i = 0; i < e->nargs; i++) vec_push(o->t->arena, &st, e->args[i]);
+    }
+}
+
+/* An instance of a uniform template with at most one risky node: its
+ * risks from the template's, the argument read at the instance (with two
+ * or more, their order is the instance's DAG order: scan the instance). */
+static bool template_risks(Org *o, int32_t eq, uint32_t flat) {
+    St *t = o->t;
+    FlatEq *q = &t->m->eqs.data[flat];
+    uint32_t var[ST_TMPL_MAX_LEAVES];
+    StTmpl *k = st_tmpl(t, q);
+    if (!k || q->lhs || !st_tmpl_leaves(t, k, q->inst, var)) return false;
+    if (k->nrisky < 0) scan_template(o, k);
+    if (k->nrisky > 1) return false;
+    if (k->nrisky == 1) {
+        o->k = k, o->var = var;
+        risk_of_node(o, eq, k->risky);
+        o->k = NULL, o->var = NULL;
+    }
+    return true;
 }
 
 /* the equation index of flat equation `flat` (differentiated or not),
@@ -142,7 +200,7 @@ static int32_t flat_index(Org *o, uint32_t flat, bool diff) {
     int32_t k = (int32_t)o->eq_src.len;
     vec_push(o->t->arena, &o->eq_src, src_index(o, flat, diff));
     *slot = k;
-    scan_risks(o, k, &o->t->m->eqs.data[flat]);
+    if (!template_risks(o, k, flat)) scan_risks(o, k, flat_eq_get(o->t->m, flat));
     return k;
 }
 

@@ -32,10 +32,11 @@
 /* a coefficient's class: 0 not solvable, 1 constant, 2 parameters only */
 static int coefficient_class(St *t, Expr *a) {
     if (expr_is_const(a)) return a->value != 0 && isfinite(a->value) ? 1 : 0;
-    ExprVec l = {0};
-    expr_leaves_any(t->c, a, &l);
-    for (uint32_t i = 0; i < l.len; i++) {
-        Expr *e = l.data[i];
+    ExprVec *l = &t->coef_leaves;
+    l->len = 0;
+    expr_leaves_any(t->c, a, l);
+    for (uint32_t i = 0; i < l->len; i++) {
+        Expr *e = l->data[i];
         bool param = e->kind == EXPR_P ||
                      (e->kind == EXPR_VAR && e->index < t->nflat &&
                       (t->m->vars.data[e->index].kind == FV_PARAMETER ||

@@ -93,6 +93,8 @@ void st_keep_relation(void *ud, Expr *old, Expr *new_) {
     if (src) hmap_put(t->arena, &t->rel_src, new_->id, src);
 }
 
+Expr *st_to_sv_leaf(St *t, Expr *leaf) { return to_sv_leaf(t, leaf); }
+
 Expr *st_to_sv(St *t, Expr *flat) { return expr_subst_watch(t->c, flat, to_sv_leaf, t, note_relation); }
 
 static Expr *to_sv_at(St *t, Expr *flat, Span span) {
@@ -104,22 +106,27 @@ static Expr *to_sv_at(St *t, Expr *flat, Span span) {
 
 void st_incidence(St *t, uint32_t e) {
     SEq *q = &t->eq.data[e];
-    ExprVec vs = {0};
-    expr_leaves(t->c, q->res, EXPR_VAR, &vs);
-    q->inc = ARENA_ARRAY(t->arena, uint32_t, vs.len + 1);
+    ExprVec *vs = &t->leaves;
+    vs->len = 0;
+    expr_leaves(t->c, q->res, EXPR_VAR, vs);
+    q->inc = ARENA_ARRAY(t->arena, uint32_t, vs->len + 1);
     q->ninc = 0;
-    for (uint32_t i = 0; i < vs.len; i++)
-        if (st_is_unknown(t, vs.data[i]->index)) q->inc[q->ninc++] = vs.data[i]->index;
+    for (uint32_t i = 0; i < vs->len; i++)
+        if (st_is_unknown(t, vs->data[i]->index)) q->inc[q->ninc++] = vs->data[i]->index;
 }
 
 static void build_equations(St *t) {
     for (uint32_t v = 0; v < t->m->vars.len; v++) new_sv(t, v, 0, -1);
     t->nflat = t->m->vars.len;
+    uint32_t var[ST_TMPL_MAX_LEAVES];
     for (uint32_t i = 0; i < t->m->eqs.len; i++) {
         FlatEq *q = &t->m->eqs.data[i];
         if (q->kind != FE_NORMAL || t->eq_alias[i]) continue;
-        SEq e = {.res = to_sv_at(t, expr_sub(t->c, q->lhs, q->rhs), q->span), .flat = (int32_t)i,
-                 .diff = -1, .prim = -1};
+        const StTmpl *k = st_tmpl(t, q);
+        Expr *res;
+        if (k && st_tmpl_leaves(t, k, q->inst, var)) res = st_tmpl_residual(t, k, q->inst, var);
+        else q = flat_eq_get(t->m, i), res = to_sv_at(t, expr_sub(t->c, q->lhs, q->rhs), q->span);
+        SEq e = {.res = res, .flat = (int32_t)i, .diff = -1, .prim = -1};
         vec_push(t->arena, &t->eq, e);
         st_incidence(t, t->eq.len - 1);
     }
@@ -249,11 +256,12 @@ static void build_jacobian(St *t) {
     int32_t *seen = ARENA_ARRAY(t->arena, int32_t, s->ny + 1);
     memset(seen, 0xff, sizeof *seen * (s->ny + 1));
     for (uint32_t r = 0; r < s->ny; r++) {
-        ExprVec ys = {0};
-        expr_leaves(t->c, s->resid[r], EXPR_Y, &ys);
-        expr_leaves(t->c, s->resid[r], EXPR_YP, &ys);
-        for (uint32_t i = 0; i < ys.len; i++) {
-            uint32_t col = ys.data[i]->index;
+        ExprVec *ys = &t->leaves;
+        ys->len = 0;
+        expr_leaves(t->c, s->resid[r], EXPR_Y, ys);
+        expr_leaves(t->c, s->resid[r], EXPR_YP, ys);
+        for (uint32_t i = 0; i < ys->len; i++) {
+            uint32_t col = ys->data[i]->index;
             if (seen[col] == (int32_t)r) continue;
             seen[col] = (int32_t)r;
             vec_push(t->arena, &ents, ((Entry){r, col}));
@@ -274,6 +282,9 @@ static void build_jacobian(St *t) {
         s->jac_dy[k] = expr_diff_once(t->c, s->resid[e.row], expr_leaf(t->c, EXPR_Y, e.col));
         s->jac_dyp[k] = expr_diff_once(t->c, s->resid[e.row], expr_leaf(t->c, EXPR_YP, e.col));
     }
+    arena_release(t->arena, fill, sizeof *fill * ((size_t)s->ny + 1));
+    arena_release(t->arena, seen, sizeof *seen * ((size_t)s->ny + 1));
+    vec_release(t->arena, &ents);
 }
 
 static bool balance_check(St *t) {
@@ -437,10 +448,32 @@ static void build_asserts(St *t) {
 
 System *structure(FlatModel *m) { return structure_with(m, &(StructOptions){0}); }
 
+/* The phase's own tables are dead once the System is built (it holds
+ * copies): give the large ones back before code generation, whose peak
+ * comes on top of what is still held. */
+static void st_release(St *t) {
+    vec_release(t->arena, &t->sv);
+    vec_release(t->arena, &t->eq);
+    vec_release(t->arena, &t->blocks);
+    vec_release(t->arena, &t->bvars);
+    vec_release(t->arena, &t->beqs);
+    vec_release(t->arena, &t->torn);
+    vec_release(t->arena, &t->resid_sv);
+    vec_release(t->arena, &t->resid_eq);
+    vec_release(t->arena, &t->coef);
+    vec_release(t->arena, &t->leaves);
+    vec_release(t->arena, &t->coef_leaves);
+    arena_release(t->arena, t->assign, sizeof *t->assign * (size_t)t->assign_cap);
+    arena_release(t->arena, t->match, sizeof *t->match * (size_t)t->match_cap);
+    t->assign = t->match = NULL;
+    hmap_release(t->arena, &t->coef_seen);
+    hmap_release(t->arena, &t->rel_src);
+}
+
 System *structure_with(FlatModel *m, const StructOptions *o) {
     unsigned errors = diag_error_count();
     double ts = timing_now();
-    flat_scalarize(m); /* array stage 2: templates enter as their scalar equations */
+    flat_scalarize_lazy(m); /* templates enter as their instances, built on demand (templates.c) */
     timing_sub("structure.scalarize", &ts);
     flat_fold_constants(m); /* structural parameters by value: their zeros vanish */
     St t = {0};
@@ -492,6 +525,7 @@ System *structure_with(FlatModel *m, const StructOptions *o) {
     struct_origins(&t);
     timing_sub("structure.tables", &t0);
     struct_report(&t);
+    st_release(&t);
     timing_sub("structure.report", &t0);
     return diag_error_count() > errors ? NULL : s;
 }

@@ -87,6 +87,23 @@ typedef struct {
     uint32_t mode_first;        /* mode (event) of state j: mode_first + j */
 } StSet;
 
+/* a regular equation template and what is done once for it (templates.c) */
+#define ST_TMPL_MAX_LEAVES 16
+typedef struct {
+    const FlatEq *q;   /* the template */
+    bool uniform;      /* its instances are it with the leaves renamed */
+    Expr **leaves;     /* [nleaves] distinct VAR/DER leaves, plain or indexed */
+    uint32_t nleaves, nder;
+    Expr *res;         /* lhs - rhs of the template (uniform only) */
+    /* alias elimination (alias.c): a uniform instance classified as no
+     * alias, and which of its leaves are unknowns (bit i: leaves[i]) */
+    bool no_alias;
+    uint32_t no_alias_unknowns;
+    /* origins.c: the template's operations that may fail (-1: not scanned) */
+    int32_t nrisky;
+    Expr *risky;       /* the one when nrisky == 1 */
+} StTmpl;
+
 typedef struct {
     FlatModel *m;
     StructOptions opt;
@@ -125,6 +142,13 @@ typedef struct {
     /* relation origins, for the event names (events.c) */
     HashMap rel_src;   /* relation id (any level) -> StRelSrc */
     const Span *rel_span; /* while translating a flat equation: its span */
+    HashMap tmpls;     /* template FlatEq pointer -> StTmpl (templates.c) */
+    StTmpl *tmpl_last; /* the last one looked up */
+    /* Reused leaf lists (len reset by each user): a fresh vector per
+     * equation left a million dead ones in the arena.  `leaves` is for
+     * loops that call nothing that uses it again; `coef_leaves` only for
+     * solve.c's coefficient test (st_solve runs while `leaves` may be live). */
+    ExprVec leaves, coef_leaves;
 } St;
 
 static inline bool st_is_unknown(const St *t, uint32_t sv) {
@@ -135,6 +159,7 @@ static inline bool st_is_unknown(const St *t, uint32_t sv) {
 /* structure.c */
 Expr *lower(St *t, Expr *e);            /* VAR(sv) -> Y/YP/P (Z when t->to_init) */
 Expr *st_to_sv(St *t, Expr *flat);      /* flat VAR/DER -> VAR(sv), aliases resolved */
+Expr *st_to_sv_leaf(St *t, Expr *leaf); /* the same for one leaf */
 void st_keep_relation(void *t, Expr *old, Expr *new_); /* ExprNodeWatch: origins */
 uint32_t st_der(St *t, uint32_t sv);    /* d/dt of sv (created on demand) */
 Expr *st_dt(St *t, Expr *e);            /* total time derivative in sv form */
@@ -143,6 +168,17 @@ void st_incidence(St *t, uint32_t e);   /* (re)compute eq[e].inc */
  * NULL when r may not be solved for x symbolically (flat: its equation) */
 Expr *st_solve(St *t, Expr *r, Expr *x, int32_t flat);
 bool st_varies(St *t, Expr *e);          /* e depends on an unknown, time or a mode */
+/* templates.c: once per equation template; NULL when q is no instance of
+ * a uniform template */
+StTmpl *st_tmpl(St *t, const FlatEq *q);
+static inline ExprKind st_tmpl_leaf_kind(const StTmpl *k, uint32_t i) {
+    return k->leaves[i]->kind == EXPR_AT ? (ExprKind)k->leaves[i]->fn : (ExprKind)k->leaves[i]->kind;
+}
+/* var[i]: the flat variable leaves[i] reads in instance inst; false when
+ * the instance is not uniform (two leaves of one kind read one variable) */
+bool st_tmpl_leaves(St *t, const StTmpl *k, uint32_t inst, uint32_t *var);
+/* the instance's residual in structural form (st_to_sv of lhs - rhs) */
+Expr *st_tmpl_residual(St *t, const StTmpl *k, uint32_t inst, const uint32_t *var);
 /* partition.c: clocks and their partitions (after the continuous system and its events) */
 void struct_build_clocks(St *t);
 /* alias.c, init.c, events.c, origins.c */

@@ -249,3 +249,9 @@ void hmap_put(Arena *a, HashMap *m, uint64_t key, void *val) {
     }
     m->vals[i] = val;
 }
+
+void hmap_release(Arena *a, HashMap *m) {
+    arena_release(a, m->keys, sizeof(uint64_t) * m->cap);
+    arena_release(a, m->vals, sizeof(void *) * m->cap);
+    *m = (HashMap){0};
+}

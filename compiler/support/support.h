@@ -51,6 +51,13 @@ void vec_grow_(Arena *a, void **data, uint32_t *cap, size_t elem, uint32_t need)
         if ((v)->len == (v)->cap) vec_reserve((a), (v), (v)->len + 1); \
         (v)->data[(v)->len++] = (x);                                   \
     } while (0)
+/* gives a large array back at once (arena_release); v is empty afterwards */
+#define vec_release(a, v)                                                      \
+    do {                                                                       \
+        arena_release((a), (v)->data, sizeof(*(v)->data) * (size_t)(v)->cap); \
+        (v)->data = NULL;                                                      \
+        (v)->len = (v)->cap = 0;                                               \
+    } while (0)
 
 /* ---------- interned names ---------- */
 
@@ -74,6 +81,7 @@ typedef struct HashMap {
 
 void *hmap_get(const HashMap *m, uint64_t key);
 void hmap_put(Arena *a, HashMap *m, uint64_t key, void *val);
+void hmap_release(Arena *a, HashMap *m);   /* gives a large table back (arena_release); m empty */
 uint64_t hash_bytes(const void *p, size_t n);
 uint64_t hash_mix(uint64_t h, uint64_t x);
 

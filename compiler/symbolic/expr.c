@@ -60,6 +60,21 @@ void expr_scratch_leave(ExprCtx *c) {
 }
 
 uint32_t expr_count(const ExprCtx *c) { return c->count; }
+
+void expr_ctx_seal(ExprCtx *c) {
+    if (c->sealed) return;
+    arena_release(c->arena, c->table, sizeof(Expr *) * c->cap);
+    arena_release(c->arena, c->hashes, sizeof(uint32_t) * c->cap);
+    c->table = NULL;
+    c->hashes = NULL;
+    for (int k = 0; k <= EXPR_Z - EXPR_VAR; k++) {
+        arena_release(c->arena, c->leaf_cache[k], sizeof(Expr *) * c->leaf_cap[k]);
+        c->leaf_cache[k] = NULL;
+        c->leaf_cap[k] = 0;
+    }
+    hmap_release(c->arena, &c->diff_memo);
+    c->sealed = true;
+}
 Arena *expr_ctx_arena(ExprCtx *c) { return c->arena; }
 
 static uint64_t payload_bits(const Expr *e) {
@@ -111,8 +126,68 @@ static void table_grow(ExprCtx *c) {
     c->cap = cap;
 }
 
+/* Expr.shape and Expr.lead (expr_cmp_canon) from the arguments' */
+static void set_canon_keys(Expr *e) {
+    uint64_t h = ((uint64_t)e->kind << 16 | (uint64_t)e->fn << 8 | e->nargs) * 0x9e3779b97f4a7c15ull;
+    if (e->kind == EXPR_CONST) h = (h ^ payload_bits(e)) * 0xff51afd7ed558ccdull;
+    e->lead_kind = EXPR_CONST;
+    e->lead = 0;
+    if (expr_is_leaf(e) && e->kind != EXPR_CONST) e->lead_kind = e->kind, e->lead = e->index;
+    for (int i = 0; i < e->nargs; i++) {
+        h = (h ^ e->args[i]->shape) * 0xc4ceb9fe1a85ec53ull;
+        if (e->lead_kind == EXPR_CONST) e->lead_kind = e->args[i]->lead_kind, e->lead = e->args[i]->lead;
+    }
+    h ^= h >> 31;
+    e->shape = (uint32_t)(h ^ (h >> 32));
+}
+
+static int cmp_u(uint64_t a, uint64_t b) { return a < b ? -1 : a > b; }
+
+/* one level: 0 when only the arguments can tell (same kind, fn, nargs) */
+static int cmp_node(const Expr *a, const Expr *b) {
+    bool ca = expr_is_const(a), cb = expr_is_const(b);
+    if (ca != cb) return ca ? -1 : 1;
+    if (ca) return a->value < b->value ? -1 : a->value > b->value ? 1 : cmp_u(payload_bits(a), payload_bits(b));
+    bool la = expr_is_leaf(a), lb = expr_is_leaf(b);
+    if (la != lb) return la ? -1 : 1;
+    if (la) return a->kind != b->kind ? cmp_u(a->kind, b->kind) : cmp_u(a->index, b->index);
+    int r = cmp_u(a->lead_kind, b->lead_kind);
+    if (!r) r = cmp_u(a->lead, b->lead);
+    if (!r) r = cmp_u(a->shape, b->shape);
+    if (!r) r = cmp_u(a->kind, b->kind);
+    if (!r) r = cmp_u(a->fn, b->fn);
+    if (!r) r = cmp_u(a->nargs, b->nargs);
+    return r;
+}
+
+/* Iterative: equal nodes are one pointer (hash-consing), so the first
+ * argument that differs decides; one descent, no recursion. */
+int expr_cmp_canon(const Expr *a, const Expr *b) {
+    while (a != b) {
+        int r = cmp_node(a, b);
+        if (r) return r;
+        int i = 0;
+        while (i < a->nargs && a->args[i] == b->args[i]) i++;
+        if (i == a->nargs) return cmp_u(a->id, b->id); /* unreachable for interned nodes */
+        a = a->args[i], b = b->args[i];
+    }
+    return 0;
+}
+
 /* The one place nodes are created: find or insert the template. */
+/* After expr_ctx_seal: a node of its own, not shared (the compilation
+ * fails with the internal error, so nothing relies on it). */
+static Expr *sealed_node(ExprCtx *c, const Expr *tmpl) {
+    diag_internal("an expression was built after the expression table was given back (expr_ctx_seal)");
+    Expr *e = ARENA_NEW(c->arena, Expr);
+    *e = *tmpl;
+    e->id = ++c->count;
+    set_canon_keys(e);
+    return e;
+}
+
 Expr *expr_intern(ExprCtx *c, const Expr *tmpl) {
+    if (c->sealed) return sealed_node(c, tmpl);
     if ((c->count + 1) * 2 > c->cap) table_grow(c);
     uint32_t h = (uint32_t)node_hash(tmpl);
     uint32_t i = h & (c->cap - 1);
@@ -122,6 +197,7 @@ Expr *expr_intern(ExprCtx *c, const Expr *tmpl) {
     *e = *tmpl;
     if (e->kind == EXPR_CONST && e->value == 0.0) e->value = 0.0;
     e->id = ++c->count;
+    set_canon_keys(e);
     c->table[i] = e;
     c->hashes[i] = h;
     return e;
@@ -133,26 +209,51 @@ static Expr *mk(ExprCtx *c, ExprKind k, int n, Expr *a, Expr *b, Expr *d) {
 }
 
 Expr *expr_const(ExprCtx *c, double v) {
+    Expr **hot = v == 0.0 ? &c->zero : v == 1.0 ? &c->one : NULL;  /* -0.0 is 0.0 */
+    if (hot && *hot) return *hot;
     Expr t = {.kind = EXPR_CONST, .value = v};
-    return expr_intern(c, &t);
+    Expr *e = expr_intern(c, &t);
+    if (hot) *hot = e;
+    return e;
 }
 
 Expr *expr_time(ExprCtx *c) { return mk(c, EXPR_TIME, 0, NULL, NULL, NULL); }
 
+/* Indices are dense (slots, flat variables): a cache covers up to a few
+ * times the nodes created so far, so an odd large index cannot make it
+ * huge; larger ones go through the table only. */
+#define LEAF_CACHE_MAX (1u << 28)
+
+/* The cache entry of leaf kind[index] (VAR..Z), grown to cover it; NULL
+ * when the leaf is not cached. */
+static Expr **leaf_slot(ExprCtx *c, ExprKind kind, uint32_t index) {
+    if (kind < EXPR_VAR || kind > EXPR_Z || index >= LEAF_CACHE_MAX || index / 4 > c->count + 1024) return NULL;
+    uint32_t k = (uint32_t)(kind - EXPR_VAR), cap = c->leaf_cap[k];
+    if (index >= cap) {
+        uint32_t nc = cap ? cap : 64;
+        while (nc <= index) nc *= 2;
+        c->leaf_cache[k] = arena_realloc(c->arena, c->leaf_cache[k], sizeof(Expr *) * cap, sizeof(Expr *) * nc);
+        c->leaf_cap[k] = nc;
+    }
+    return &c->leaf_cache[k][index];
+}
+
 Expr *expr_leaf(ExprCtx *c, ExprKind kind, uint32_t index) {
+    Expr **slot = leaf_slot(c, kind, index);
+    if (slot && *slot) return *slot;
     Expr t = {.kind = (uint8_t)kind, .index = index};
-    return expr_intern(c, &t);
+    Expr *e = expr_intern(c, &t);
+    if (slot) *slot = e;
+    return e;
 }
 
 bool expr_is_const_value(const Expr *e, double v) {
     return e->kind == EXPR_CONST && e->value == v;
 }
 
-/* commutative operands in id order, constants first */
+/* commutative operands in canonical order (constants first) */
 static void order(Expr **a, Expr **b) {
-    bool swap = expr_is_const(*b) && !expr_is_const(*a);
-    if (!swap && expr_is_const(*a) == expr_is_const(*b)) swap = (*a)->id > (*b)->id;
-    if (swap) {
+    if (expr_cmp_canon(*a, *b) > 0) {
         Expr *t = *a;
         *a = *b;
         *b = t;

@@ -92,18 +92,39 @@ struct Expr {
     uint8_t kind;       /* ExprKind */
     uint8_t fn;         /* ExprFn for EXPR_CALL; the leaf kind for EXPR_AT */
     uint8_t nargs;      /* number of used args[] */
+    uint8_t lead_kind;  /* kind of the first non-constant leaf in pre-order
+                           (itself for a leaf), 0 (EXPR_CONST) when none */
     uint32_t id;        /* creation order, unique per context: stable keys */
     union {
         double value;   /* EXPR_CONST */
         uint32_t index; /* leaves VAR, DER, Y, YP, P, Z; k of IDX */
     };
     Expr *args[3];
+    uint32_t shape;     /* hash of the structure with leaf indices left out */
+    uint32_t lead;      /* index of that first leaf */
 };
+
+/* The canonical order of two nodes (<0, 0 only for a == b, >0): constants
+ * first (by value), then leaves (by kind, index), then the others by
+ * their first leaf, their shape and their structure.  It depends on the
+ * expressions only, never on when a node was created, so a commutative
+ * node built from the same operands has the same operand order whatever
+ * was built before it (docs/ARCHITECTURE.md, "Arrays": the array path and
+ * the scalar path build the same nodes in different orders), and the
+ * instances of one template, whose leaves differ by a shift of their
+ * indices, order their operands alike (codegen's loops). */
+int expr_cmp_canon(const Expr *a, const Expr *b);
 
 typedef struct ExprCtx ExprCtx;
 
 ExprCtx *expr_ctx_new(Arena *a);
 uint32_t expr_count(const ExprCtx *c);     /* nodes created so far */
+/* No node is created after this: the node table, the leaf caches and the
+ * derivative memo (a few hundred MB for a model of 10^6 equations) are
+ * given back before code generation, which only reads expressions.  A
+ * constructor that would still need a new node afterwards reports an
+ * internal error. */
+void expr_ctx_seal(ExprCtx *c);
 Arena *expr_ctx_arena(ExprCtx *c);          /* the arena nodes live in */
 
 /* leaves */

@@ -11,6 +11,12 @@ struct ExprCtx {
                            compare these before touching a node */
     uint32_t cap, count;
     HashMap diff_memo;  /* (node id << 32 | leaf id) -> derivative */
+    Expr **leaf_cache[EXPR_Z - EXPR_VAR + 1]; /* [kind - EXPR_VAR][index]: the
+                           plain leaves VAR..Z by index, so the most frequent
+                           constructor skips the hash table (a cache miss) */
+    uint32_t leaf_cap[EXPR_Z - EXPR_VAR + 1];
+    Expr *zero, *one;   /* the constants 0 and 1, as often asked for */
+    bool sealed;        /* expr_ctx_seal: the table is gone */
     Arena *scratch;     /* temporaries of the traversal in progress (created on first use) */
     int depth;          /* nesting of traversals (callbacks may start more) */
 };

@@ -144,6 +144,53 @@ START_TEST(indexed_leaves_are_canonical) {
 }
 END_TEST
 
+/* (x1 * x2) + (x3 * x4) built in two contexts, its products created in
+ * opposite orders (and a node that would sort between them created first
+ * in one): the same operand order, so printing gives one text.  Creation
+ * order used to decide it (docs/ARCHITECTURE.md, "Arrays"). */
+static Expr *sum_of_products(ExprCtx *c, bool reverse) {
+    Expr *x[5];
+    for (int i = 0; i < 5; i++) x[i] = expr_leaf(c, EXPR_VAR, (uint32_t)i);
+    if (reverse) expr_mul(c, x[1], x[4]);
+    Expr *p = reverse ? expr_mul(c, x[3], x[4]) : expr_mul(c, x[1], x[2]);
+    Expr *q = reverse ? expr_mul(c, x[1], x[2]) : expr_mul(c, x[3], x[4]);
+    return expr_add(c, expr_add(c, q, p), expr_neg(c, expr_call(c, FN_SIN, x[0], NULL)));
+}
+
+static const char *text_of(Expr *e) {
+    static char buf[2][256];
+    static int k;
+    char *b = buf[k++ & 1];
+    FILE *f = fmemopen(b, sizeof buf[0], "w");
+    expr_print(f, e, NULL, NULL);
+    fclose(f);
+    return b;
+}
+
+START_TEST(operand_order_is_canonical) {
+    Arena *a = arena_new(), *b = arena_new();
+    ExprCtx *c = expr_ctx_new(a), *d = expr_ctx_new(b);
+    Expr *e = sum_of_products(c, false), *f = sum_of_products(d, true);
+    ck_assert_str_eq(text_of(e), text_of(f));
+    ck_assert_int_lt(expr_cmp_canon(expr_const(c, 5), expr_leaf(c, EXPR_VAR, 0)), 0); /* constants first */
+    ck_assert_int_lt(expr_cmp_canon(expr_leaf(c, EXPR_VAR, 9), e), 0);                /* then leaves */
+    ck_assert_int_lt(expr_cmp_canon(expr_leaf(c, EXPR_VAR, 2), expr_leaf(c, EXPR_VAR, 3)), 0);
+    ck_assert_int_eq(expr_cmp_canon(e, e), 0);
+    /* instances whose leaves differ by a shift order alike:
+     * y[k+1] * y[k] + y[k] * p, whichever product is created first */
+    int first = -1;
+    for (uint32_t k = 1; k < 5; k++) {
+        Expr *u = expr_mul(c, expr_leaf(c, EXPR_Y, k + 1), expr_leaf(c, EXPR_Y, k));
+        Expr *v = expr_mul(c, expr_leaf(c, EXPR_Y, k), expr_leaf(c, EXPR_P, 0));
+        Expr *s = k % 2 ? expr_add(c, u, v) : expr_add(c, v, u);
+        if (first < 0) first = s->args[0] == u;
+        ck_assert_int_eq(s->args[0] == u, first);
+    }
+    arena_free(a);
+    arena_free(b);
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("expr");
     TCase *tc = tcase_create("core");
@@ -153,6 +200,7 @@ int main(void) {
     tcase_add_test(tc, time_derivative_and_solve);
     tcase_add_test(tc, deep_chains_do_not_overflow);
     tcase_add_test(tc, indexed_leaves_are_canonical);
+    tcase_add_test(tc, operand_order_is_canonical);
     suite_add_tcase(s, tc);
     int failed = check_failures(s);
     return failed ? 1 : 0;

@@ -1,0 +1,139 @@
+/*
+ * templates.c -- what the structure phase does once per equation template
+ * instead of once per instance (docs/ARCHITECTURE.md, "Arrays", stage 3).
+ *
+ * The structure entry expands templates lazily (flat_scalarize_lazy): an
+ * instance of a regular equation is (template, instance number) until
+ * something asks for its sides.  A template is *uniform* when each of its
+ * instances is the template with its leaves renamed and nothing else:
+ *   - the induction variables occur only inside the indices of indexed
+ *     leaves (no `ifelse` on an index, no index as a value), so no
+ *     constant reaches a constructor at instantiation;
+ *   - no relation (events name relations by their flat node);
+ *   - at most one derivative leaf (structural variables of derivatives
+ *     are numbered in the order they are met);
+ *   - at most ST_TMPL_MAX_LEAVES distinct leaves;
+ * and an instance of it is uniform when no two of its leaves of one kind
+ * read the same variable (checked per instance on integers).  For such an
+ * instance every simplification the constructors make is the one they
+ * make on the template (they look at kinds, constants and pointer
+ * equality; operand order is canonical, expr_cmp_canon), so:
+ *   - its residual in structural form is one substitution of the
+ *     template's residual (induction values, and each leaf to what
+ *     st_to_sv makes of the variable it reads): st_tmpl_residual;
+ *   - its leaves, their kinds and whether they are unknowns are known on
+ *     integers (st_tmpl_leaves), which alias elimination uses to classify
+ *     a template once (alias.c).
+ * Anything else asks flat_eq_get for the instance: exactly the scalar
+ * path.  O(template) once per template, O(leaves^2) integers per instance.
+ */
+#include "structure_internal.h"
+
+#include <string.h>
+
+static bool is_relation(const Expr *e) {
+    return (e->kind >= EXPR_LT && e->kind <= EXPR_GE) || (e->kind == EXPR_CALL && e->fn == FN_SIGN);
+}
+
+typedef struct {
+    StTmpl *k;
+    bool ok;
+} Scan;
+
+/* add a leaf (plain VAR/DER or an indexed one) once */
+static void add_leaf(StTmpl *k, Expr *leaf, bool *ok) {
+    for (uint32_t i = 0; i < k->nleaves; i++)
+        if (k->leaves[i] == leaf) return;
+    if (k->nleaves == ST_TMPL_MAX_LEAVES) { *ok = false; return; }
+    k->leaves[k->nleaves++] = leaf;
+    ExprKind kind = leaf->kind == EXPR_AT ? (ExprKind)leaf->fn : (ExprKind)leaf->kind;
+    if (kind == EXPR_DER && ++k->nder > 1) *ok = false;
+    if (kind != EXPR_VAR && kind != EXPR_DER) *ok = false;
+}
+
+/* tree walk with an explicit stack; an IDX reached outside an AT index,
+ * a relation or too many leaves make the template not uniform */
+static bool scan(St *t, StTmpl *k, Expr *root) {
+    ExprVec st = {0};
+    bool ok = true;
+    vec_push(t->arena, &st, root);
+    for (uint32_t budget = 0; st.len && ok; budget++) {
+        Expr *e = st.data[--st.len];
+        if (budget > 64 * ST_TMPL_MAX_LEAVES || e->kind == EXPR_IDX || is_relation(e)) return false;
+        if (e->kind == EXPR_AT || e->kind == EXPR_VAR || e->kind == EXPR_DER) { add_leaf(k, e, &ok); continue; }
+        for (int i = 0; i < e->nargs; i++) vec_push(t->arena, &st, e->args[i]);
+    }
+    return ok;
+}
+
+StTmpl *st_tmpl(St *t, const FlatEq *q) {
+    if (!q->tmpl || q->tmpl->kind != FE_NORMAL) return NULL;
+    StTmpl *k = t->tmpl_last && t->tmpl_last->q == q->tmpl ? t->tmpl_last
+                                                          : hmap_get(&t->tmpls, (uint64_t)(uintptr_t)q->tmpl);
+    if (k) return (t->tmpl_last = k)->uniform ? k : NULL;
+    k = ARENA_NEW(t->arena, StTmpl);
+    k->q = q->tmpl;
+    k->leaves = ARENA_ARRAY(t->arena, Expr *, ST_TMPL_MAX_LEAVES);
+    k->nrisky = -1;
+    k->uniform = scan(t, k, q->tmpl->lhs) && scan(t, k, q->tmpl->rhs);
+    if (k->uniform) k->res = expr_sub(t->c, q->tmpl->lhs, q->tmpl->rhs);
+    hmap_put(t->arena, &t->tmpls, (uint64_t)(uintptr_t)q->tmpl, k);
+    return k->uniform ? k : NULL;
+}
+
+bool st_tmpl_leaves(St *t, const StTmpl *k, uint32_t inst, uint32_t *var) {
+    int64_t iv[EXPR_MAXIDX];
+    flat_dom_point(k->q->dom, inst, iv);
+    for (uint32_t i = 0; i < k->nleaves; i++) {
+        var[i] = flat_leaf_var(k->leaves[i], iv);
+        if (var[i] >= t->m->vars.len) return false;
+    }
+    for (uint32_t i = 0; i < k->nleaves; i++)
+        for (uint32_t j = 0; j < i; j++)
+            if (var[i] == var[j] && st_tmpl_leaf_kind(k, i) == st_tmpl_leaf_kind(k, j)) return false;
+    return true;
+}
+
+typedef struct {
+    St *t;
+    const StTmpl *k;
+    const uint32_t *var;
+    Expr *iv[EXPR_MAXIDX];
+} Inst;
+
+static Expr *inst_leaf(void *ud, Expr *leaf) {
+    Inst *p = ud;
+    if (leaf->kind == EXPR_IDX) return p->iv[leaf->index];
+    if (leaf->kind != EXPR_AT && leaf->kind != EXPR_VAR && leaf->kind != EXPR_DER) return leaf;
+    for (uint32_t i = 0; i < p->k->nleaves; i++)
+        if (p->k->leaves[i] == leaf) {
+            Expr *plain = expr_leaf(p->t->c, st_tmpl_leaf_kind(p->k, i), p->var[i]);
+            return st_to_sv_leaf(p->t, plain);
+        }
+    return leaf;
+}
+
+/* The instance by direct recursion over the (small) template tree, the
+ * same constructor calls as expr_subst without its memo table; NULL after
+ * `*budget` nodes (expr_subst then). */
+static Expr *inst_tree(Inst *p, Expr *e, int *budget) {
+    if (--*budget < 0) return NULL;
+    if (e->kind == EXPR_AT || !e->nargs) return inst_leaf(p, e);
+    Expr *a[3] = {0};
+    bool same = true;
+    for (int i = 0; i < e->nargs; i++) {
+        if (!(a[i] = inst_tree(p, e->args[i], budget))) return NULL;
+        same &= a[i] == e->args[i];
+    }
+    return same ? e : expr_with_args(p->t->c, e, a);
+}
+
+Expr *st_tmpl_residual(St *t, const StTmpl *k, uint32_t inst, const uint32_t *var) {
+    Inst p = {t, k, var, {0}};
+    int64_t iv[EXPR_MAXIDX];
+    flat_dom_point(k->q->dom, inst, iv);
+    for (uint32_t i = 0; i < k->q->dom->nd; i++) p.iv[i] = expr_const(t->c, (double)iv[i]);
+    int budget = 256;
+    Expr *r = inst_tree(&p, k->res, &budget);
+    return r ? r : expr_subst(t->c, k->res, inst_leaf, &p);
+}
