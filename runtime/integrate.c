@@ -247,15 +247,25 @@ static int restart(DyrtSim *s, double t, double tout, const char *why)
 
 /* ---------- chattering ---------- */
 
-static int chattering(DyrtSim *s, double t, int k, const char *how)
+/* The run stops at t on relation k's switching (`how`: the evidence;
+ * `why`: what the tight test found; `note`: the way out). */
+static int switching_error(DyrtSim *s, double t, int k, const char *how, const char *why,
+                           const char *note)
 {
     char name[512];
-    dyrt_error("simulation failed at t = %s: chattering: %s %s; on both sides of it the "
-               "solution is driven back across (a sliding mode, which dyadc does not simulate)",
-               dyrt_num(t).s, dyrt_event_name(s, k, name, sizeof name), how);
-    dyrt_note("the rows before this time are written; model the phase on the switching "
-              "surface explicitly (e.g. sticking), or smooth the switch (e.g. tanh(v / eps))");
+    dyrt_error("simulation failed at t = %s: chattering: %s %s; %s", dyrt_num(t).s,
+               dyrt_event_name(s, k, name, sizeof name), how, why);
+    dyrt_note("the rows before this time are written; %s", note);
     return DYRT_EXIT_USER;
+}
+
+static int chattering(DyrtSim *s, double t, int k, const char *how)
+{
+    return switching_error(s, t, k, how,
+                           "on both sides of it the solution is driven back across (a sliding "
+                           "mode, which dyadc does not simulate)",
+                           "model the phase on the switching surface explicitly (e.g. sticking), "
+                           "or smooth the switch (e.g. tanh(v / eps))");
 }
 
 /* Switching that the tight test found no sliding mode, yet it does not
@@ -263,13 +273,10 @@ static int chattering(DyrtSim *s, double t, int k, const char *how)
  * solver's error of zero. */
 static int unresolved(DyrtSim *s, double t, int k, const char *how)
 {
-    char name[512];
-    dyrt_error("simulation failed at t = %s: chattering: %s %s; it is no sliding mode (one branch "
-               "keeps its side), but its value stays within the solver's error of zero",
-               dyrt_num(t).s, dyrt_event_name(s, k, name, sizeof name), how);
-    dyrt_note("the rows before this time are written; tighter tolerances (--rtol, --atol) "
-              "resolve the switch");
-    return DYRT_EXIT_USER;
+    return switching_error(s, t, k, how,
+                           "it is no sliding mode (one branch keeps its side), but its value "
+                           "stays within the solver's error of zero",
+                           "tighter tolerances (--rtol, --atol) resolve the switch");
 }
 
 /* Relation k switched back and forth at t (`how`: the evidence), the
