@@ -23,7 +23,7 @@
 static bool is_param_kind(FlatVarKind k) { return k == FV_PARAMETER || k == FV_CONSTANT; }
 
 void add_eq(Flattener *F, FlatEqKind k, Expr *l, Expr *r, const char *origin, Span sp) {
-    vec_push(F->arena, &F->m->eqs, ((FlatEq){.kind = k, .dom = F->tmpl, .lhs = l, .rhs = r, .origin = origin, .span = sp,
+    vec_push(F->keep, &F->m->eqs, ((FlatEq){.kind = k, .dom = F->tmpl, .lhs = l, .rhs = r, .origin = origin, .span = sp,
                                              .rooted = F->rooted}));
 }
 
@@ -46,11 +46,11 @@ static uint32_t der_helper(Flattener *F, uint32_t v, Span at) {
     e->n = 1;
     e->var = F->m->vars.len;
     FlatVar fv = {0};
-    fv.name = arena_printf(F->arena, "%s'", F->m->vars.data[v].name); /* never a Dyad name */
+    fv.name = arena_printf(F->keep, "%s'", F->m->vars.data[v].name); /* never a Dyad name */
     fv.span = at;
     fv.min = -__builtin_inf();
     fv.max = __builtin_inf();
-    vec_push(F->arena, &F->m->vars, fv);
+    vec_push(F->keep, &F->m->vars, fv);
     vec_push(F->arena, &F->var_elems, e);
     vec_push(F->arena, &F->var_elem_off, 0);
     uint32_t rooted = F->rooted; /* x' = der(x) holds in either branch of `if rooted()` */
@@ -313,7 +313,7 @@ static void tr_assert(Flattener *F, Inst *inst, Env *env, AstNode *r) {
     Expr *c = tr_expr(F, tx_rel(inst, env), r->assert_.cond);
     AstNode *msg = r->assert_.message;
     const char *text = msg && msg->kind == AST_STR ? msg->str.value : "assertion failed";
-    if (c) vec_push(F->arena, &F->m->asserts, ((FlatAssert){c, text, r->span}));
+    if (c) vec_push(F->keep, &F->m->asserts, ((FlatAssert){c, text, r->span}));
 }
 
 static bool uses_instream(AstNode *e) {
@@ -486,7 +486,7 @@ static bool bind_nest(Flattener *F, Inst *inst, Env **env, ForNest *f, FlatDom *
 static bool try_template(Flattener *F, Inst *inst, Env *env, AstNode *r) {
     ForNest f;
     if (F->no_templates || F->clk || F->tmpl || !for_nest(r, &f) || !tmpl_body_ok(inst, f.body, 0)) return false;
-    FlatDom *d = ARENA_NEW(F->arena, FlatDom);
+    FlatDom *d = ARENA_NEW(F->keep, FlatDom);
     uint32_t neq = F->m->eqs.len, nvar = F->m->vars.len, ndef = F->deferred.len;
     uint64_t work, work0 = F->work;
     diag_speculate_begin();
