@@ -639,9 +639,11 @@ static bool reads_loop_index(Env *env, AstNode *e) {
 static int tmpl_branch(Flattener *F, Inst *inst, Env *env, AstNode *cond) {
     if (!F->tmpl || !reads_loop_index(env, cond)) return -1;
     Val c;
-    if (!tr_val(F, tx_structural(tx_in(inst, env)), cond, &c)) return -2;
-    int v = c.nd || c.str || !c.s ? -1 : expr_is_const(c.s = tr_known(F, c.s)) ? c.s->value != 0
-                                                                              : tmpl_cond(F, c.s, cond->span);
+    int v = -1;
+    if (tr_val(F, tx_structural(tx_in(inst, env)), cond, &c) && !c.nd && !c.str && c.s) {
+        Expr *x = tr_known(F, c.s);
+        v = expr_is_const(x) ? x->value != 0 : tmpl_cond(F, x, cond->span);
+    }
     if (v == -1) tmpl_refuse(F, cond->span, "a relation `if` on a loop index");
     return v == -1 ? -2 : v;
 }
