@@ -525,7 +525,7 @@ System *structure_with(FlatModel *m, const StructOptions *o) {
     struct_tables(s);
     struct_origins(&t);
     timing_sub("structure.tables", &t0);
-    struct_report(&t);
+    if (!t.opt.no_report) struct_report(&t);
     st_release(&t);
     timing_sub("structure.report", &t0);
     return diag_error_count() > errors ? NULL : s;
