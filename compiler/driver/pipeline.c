@@ -175,7 +175,7 @@ static bool add_initials(Driver *d, FlatModel *m) {
 static System *compile_to_system(Driver *d, FlatModel **flat_out) {
     /* state sets in every FMU: Co-Simulation switches them inside
      * fmi2DoStep, Model Exchange at events (docs/FMI.md, "State sets") */
-    StructOptions so = {.static_states = false};
+    StructOptions so = {.static_states = false, .no_report = !(d->cmd == CMD_FLATTEN && d->structure)};
     if (!d->model) {
         const char *cmd = driver_command_name(d->cmd);
         fprintf(stderr, "dyadc: error: which component? `dyadc %s` needs --model NAME (or --analysis NAME)\n"

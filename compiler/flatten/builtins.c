@@ -212,6 +212,9 @@ static bool tr_ifelse(Flattener *F, Tx t, AstNode *call, Val *out) {
         diag_error(call->span, "ifelse(condition, a, b): a scalar condition and branches of the same shape");
         return false;
     }
+    int in_box = F->tmpl && !expr_is_const(c.s) ? tmpl_cond(F, c.s, call->span) : -1; /* on loop indices */
+    if (in_box == -2) return false;
+    if (in_box >= 0) c.s = expr_const(F->ctx, in_box);
     if (expr_is_const(c.s) && a.iv && b.iv) { /* a known condition between Integers */
         *out = c.s->value != 0 ? a : b;
         return true;

@@ -370,10 +370,11 @@ static void walk(Flattener *F, Inst *inst, Env *env, AstList *rels);
  * indices become EXPR_AT leaves (refs.c, tr_template_index), and every
  * equation becomes one template over the box (FlatEq.dom).  The attempt is
  * speculative: anything that needs an index as a number (a non-affine or
- * out-of-range subscript, a condition on an index, a slice, a component
- * array, der(der(x)), a parameter folded at compile time) refuses it, the
- * equations written so far are dropped and the loop is flattened the
- * ordinary way, which reports whatever is really wrong.  A descending
+ * out-of-range subscript, a slice, a component array, der(der(x)), a
+ * parameter folded at compile time) refuses it, the equations written so
+ * far are dropped and the loop is flattened the ordinary way, which reports
+ * whatever is really wrong.  A condition on the indices splits the box
+ * instead (below).  A descending
  * range a:-1:b runs IDX from b to a with the index a + b - IDX, so the
  * instances keep the scalar path's order. */
 
@@ -483,32 +484,258 @@ static bool bind_nest(Flattener *F, Inst *inst, Env **env, ForNest *f, FlatDom *
     return d->count > 1;
 }
 
-static bool try_template(Flattener *F, Inst *inst, Env *env, AstNode *r) {
+/* ---------- conditions on the indices: split boxes ----------
+ *
+ * A condition that compares an affine function of the loop indices with a
+ * constant (`i > 1`, `i < N`, `i == 1`, and/or/not of such) is constant in
+ * a box or changes where one index crosses a value.  Where one changes
+ * inside the box, the template is refused and the box split there
+ * (TmplCuts): each part is translated on its own, every such condition is
+ * constant in it and selects its branch as the scalar path does, so a
+ * branch that reads out of range elsewhere (`T[i - 1]` under `i > 1`) is
+ * translated only where it is in range.  The parts (at most
+ * TMPL_MAX_PARTS: a 3-D box's interior, faces, edges and corners) are
+ * FlatSplit (flat.h); scalarization walks the whole box in order, so the
+ * instances are the scalar path's equations in its order. */
+
+#define TMPL_MAX_CUTS 8   /* values per dimension where an interval starts */
+#define TMPL_MAX_PARTS 27 /* 3^3 */
+
+typedef struct TmplCuts {
+    uint32_t n[EXPR_MAXIDX];
+    int64_t at[EXPR_MAXIDX][TMPL_MAX_CUTS]; /* ascending, inside the box */
+    bool added;            /* a cut was added in the current attempt */
+    bool overflow;         /* more than TMPL_MAX_CUTS in a dimension */
+} TmplCuts;
+
+static void add_cut(TmplCuts *c, uint32_t k, int64_t x) {
+    uint32_t i = 0;
+    while (i < c->n[k] && c->at[k][i] < x) i++;
+    if (i < c->n[k] && c->at[k][i] == x) return;
+    if (c->n[k] == TMPL_MAX_CUTS) {
+        c->overflow = true;
+        return;
+    }
+    memmove(&c->at[k][i + 1], &c->at[k][i], (c->n[k] - i) * sizeof c->at[k][0]);
+    c->at[k][i] = x;
+    c->n[k]++;
+    c->added = true;
+}
+
+static uint32_t cut_parts(const TmplCuts *c) { return (c->n[0] + 1) * (c->n[1] + 1) * (c->n[2] + 1); }
+
+static bool rel_holds(ExprKind k, int64_t d) {
+    if (k == EXPR_LT) return d < 0;
+    if (k == EXPR_LE) return d <= 0;
+    if (k == EXPR_GT) return d > 0;
+    if (k == EXPR_GE) return d >= 0;
+    if (k == EXPR_EQ) return d == 0;
+    return d != 0;
+}
+
+/* the first index value in (x0, x1] where `f0 + m x REL 0` differs from its
+ * value at x0 (monotone in x: bisection) */
+static int64_t first_change(ExprKind k, int64_t f0, int64_t m, int64_t x0, int64_t x1) {
+    bool t0 = rel_holds(k, f0 + m * x0);
+    while (x1 - x0 > 1) {
+        int64_t mid = x0 + (x1 - x0) / 2;
+        if (rel_holds(k, f0 + m * mid) == t0) x0 = mid;
+        else x1 = mid;
+    }
+    return x1;
+}
+
+/* `a REL b` over the box: 1 or 0 when constant, 2 when it changes along
+ * one index (cut there if `cuts`), -1 when it is not affine in the indices
+ * or changes along several */
+static int atom_over_box(const FlatDom *d, const Expr *c, TmplCuts *cuts) {
+    ExprAffine a, b, f;
+    if (!expr_affine_of(c->args[0], &a) || !expr_affine_of(c->args[1], &b)) return -1;
+    int dim = -1, nvar = 0;
+    for (uint32_t j = 0; j <= EXPR_MAXIDX; j++) {
+        f.c[j] = a.c[j] - b.c[j];
+        if (j && f.c[j]) nvar++, dim = (int)j - 1;
+    }
+    int64_t lo, hi;
+    tmpl_affine_bounds(d, &f, &lo, &hi);
+    ExprKind k = c->kind;
+    bool eq = k == EXPR_EQ || k == EXPR_NE;
+    if (!eq && rel_holds(k, lo) == rel_holds(k, hi)) return rel_holds(k, lo);
+    if (eq && (lo == hi || lo > 0 || hi < 0)) return rel_holds(k, lo);
+    if (nvar != 1 || dim >= d->nd) return -1;
+    int64_t m = f.c[dim + 1], x0 = d->lo[dim], x1 = x0 + (int64_t)d->n[dim] - 1;
+    if (!eq) {
+        if (cuts) add_cut(cuts, (uint32_t)dim, first_change(k, f.c[0], m, x0, x1));
+        return 2;
+    }
+    if (f.c[0] % m) return k == EXPR_NE; /* never zero at an integer */
+    int64_t r = -f.c[0] / m;
+    if (cuts && r > x0) add_cut(cuts, (uint32_t)dim, r);
+    if (cuts && r < x1) add_cut(cuts, (uint32_t)dim, r + 1);
+    return 2;
+}
+
+/* c over the box: 1/0 constant, 2 changes along single indices (cut), -1
+ * otherwise; *splits: some atom changes along one index */
+static int cond_over_box(const FlatDom *d, const Expr *c, TmplCuts *cuts, bool *splits) {
+    if (expr_is_const(c)) return c->value != 0;
+    if (c->kind == EXPR_NOT) {
+        int a = cond_over_box(d, c->args[0], cuts, splits);
+        return a == 0 || a == 1 ? !a : a;
+    }
+    if (c->kind == EXPR_AND || c->kind == EXPR_OR) {
+        int decisive = c->kind == EXPR_OR;
+        int a = cond_over_box(d, c->args[0], cuts, splits), b = cond_over_box(d, c->args[1], cuts, splits);
+        if (a == decisive || b == decisive) return decisive;
+        if (a == -1 || b == -1) return -1;
+        return a == 2 || b == 2 ? 2 : !decisive;
+    }
+    if (c->kind < EXPR_LT || c->kind > EXPR_NE) return -1;
+    int v = atom_over_box(d, c, cuts);
+    *splits |= v == 2;
+    return v;
+}
+
+int tmpl_cond(Flattener *F, Expr *c, Span at) {
+    bool splits = false;
+    int v = cond_over_box(F->tmpl, c, NULL, &splits);
+    if (v == 0 || v == 1) return v;
+    if (!splits || !F->cuts) return -1;
+    cond_over_box(F->tmpl, c, F->cuts, &splits);
+    tmpl_refuse(F, at, "a condition on a loop index that changes inside the box");
+    return -2;
+}
+
+/* e reads a loop index of the template being translated */
+static bool reads_loop_index(Env *env, AstNode *e) {
+    if (!e) return false;
+    switch (e->kind) {
+    case AST_IDENT: {
+        Env *v = env_find(env, e->ident.name);
+        return v && !v->val.nd && v->val.s && !expr_is_const(v->val.s);
+    }
+    case AST_UNARY: return reads_loop_index(env, e->unary.lhs);
+    case AST_BINARY: return reads_loop_index(env, e->binary.lhs) || reads_loop_index(env, e->binary.rhs);
+    case AST_IFEXPR:
+        return reads_loop_index(env, e->ifexpr.cond) || reads_loop_index(env, e->ifexpr.then) ||
+               reads_loop_index(env, e->ifexpr.else_);
+    case AST_CALL:
+        for (uint32_t i = 0; i < e->call.args.len; i++)
+            if (reads_loop_index(env, e->call.args.items[i]->arg.value)) return true;
+        return false;
+    case AST_INDEX:
+        for (uint32_t i = 0; i < e->index.subs.len; i++)
+            if (reads_loop_index(env, e->index.subs.items[i])) return true;
+        return reads_loop_index(env, e->index.base);
+    case AST_FIELD: return reads_loop_index(env, e->field.base);
+    default: return false;
+    }
+}
+
+/* The condition of a relation `if` in a template that reads a loop index:
+ * 1 or 0 when it is constant in the box, -2 after refusing the template
+ * (it changes inside: split there; or it is no condition on the indices);
+ * -1 when it reads no loop index (evaluated as in the scalar path). */
+static int tmpl_branch(Flattener *F, Inst *inst, Env *env, AstNode *cond) {
+    if (!F->tmpl || !reads_loop_index(env, cond)) return -1;
+    Val c;
+    int v = -1;
+    if (tr_val(F, tx_structural(tx_in(inst, env)), cond, &c) && !c.nd && !c.str && c.s) {
+        Expr *x = tr_known(F, c.s);
+        v = expr_is_const(x) ? x->value != 0 : tmpl_cond(F, x, cond->span);
+    }
+    if (v == -1) tmpl_refuse(F, cond->span, "a relation `if` on a loop index");
+    return v == -1 ? -2 : v;
+}
+
+/* the parts of box w cut at c; NULL when c cuts nothing */
+static const FlatSplit *split_box(Flattener *F, const FlatDom *w, const TmplCuts *c) {
+    uint32_t np = cut_parts(c);
+    if (np == 1) return NULL;
+    FlatSplit *s = ARENA_NEW(F->arena, FlatSplit);
+    s->whole = *w;
+    s->nparts = np;
+    for (uint32_t k = 0; k < EXPR_MAXIDX; k++) {
+        s->nint[k] = (uint8_t)(c->n[k] + 1);
+        int64_t *st = ARENA_ARRAY(F->arena, int64_t, s->nint[k]);
+        st[0] = w->lo[k];
+        memcpy(st + 1, c->at[k], c->n[k] * sizeof *st);
+        s->start[k] = st;
+    }
+    FlatDom *parts = ARENA_ARRAY(F->arena, FlatDom, np);
+    for (uint32_t p = 0; p < np; p++) {
+        FlatDom *d = &parts[p];
+        *d = *w;
+        d->split = s;
+        d->part = p;
+        d->count = 1;
+        for (int k = EXPR_MAXIDX - 1, r = (int)p; k >= 0; r /= s->nint[k], k--) {
+            uint32_t t = (uint32_t)r % s->nint[k];
+            int64_t end = t + 1u < s->nint[k] ? s->start[k][t + 1] : w->lo[k] + (int64_t)w->n[k];
+            d->lo[k] = s->start[k][t];
+            d->n[k] = (uint32_t)(end - d->lo[k]);
+            d->count *= d->n[k];
+        }
+    }
+    s->parts = parts;
+    return s;
+}
+
+typedef struct {
+    Inst *inst;
+    Env *env;              /* with the nest's indices bound (once bound) */
     ForNest f;
-    if (F->no_templates || F->clk || F->tmpl || !for_nest(r, &f) || !tmpl_body_ok(inst, f.body, 0)) return false;
-    FlatDom *d = ARENA_NEW(F->arena, FlatDom);
-    uint32_t neq = F->m->eqs.len, nvar = F->m->vars.len, ndef = F->deferred.len;
-    uint64_t work, work0 = F->work;
+    FlatDom *dom;          /* the whole box */
+    bool bound;            /* indices bound, the box is one of unit ranges */
+    uint64_t work, work0;  /* what the ordinary way charges; F->work before */
+    uint32_t neq, nvar, ndef;
+} Attempt;
+
+/* One speculative translation of the nest's body, over the whole box split
+ * at `cuts` (NULL: unsplit, conditions on an index stay expressions); on
+ * failure the equations it wrote are dropped. */
+static bool speculate(Flattener *F, Attempt *a, TmplCuts *cuts) {
     diag_speculate_begin();
     F->speculating = true;
-    bool ok = bind_nest(F, inst, &env, &f, d, &work) && work <= F->work_limit - F->work;
-    if (ok) {
-        F->tmpl = d;
-        walk(F, inst, env, f.body);
-        F->tmpl = NULL;
+    if (!a->bound)
+        a->bound = bind_nest(F, a->inst, &a->env, &a->f, a->dom, &a->work) && a->work <= F->work_limit - F->work;
+    bool ok = a->bound;
+    const FlatSplit *s = ok && cuts ? split_box(F, a->dom, cuts) : NULL;
+    F->cuts = cuts;
+    for (uint32_t p = 0; ok && p < (s ? s->nparts : 1); p++) {
+        F->tmpl = s ? &s->parts[p] : a->dom;
+        walk(F, a->inst, a->env, a->f.body);
     }
+    F->tmpl = NULL;
+    F->cuts = NULL;
     F->speculating = false;
     for (uint32_t i = 0; i < F->spec_failed.len; i++) F->spec_failed.data[i]->cstate = CONST_UNSEEN;
     F->spec_failed.len = 0;
-    ok &= diag_speculate_end() == 0 && F->m->vars.len == nvar && F->deferred.len == ndef;
-    ok &= work <= F->work_limit - work0;
-    F->work = work0;
-    if (!ok) {
-        F->m->eqs.len = neq;
-        return false;
+    ok &= diag_speculate_end() == 0 && F->m->vars.len == a->nvar && F->deferred.len == a->ndef;
+    ok &= a->work <= F->work_limit - a->work0;
+    F->work = a->work0;
+    if (!ok) F->m->eqs.len = a->neq;
+    return ok;
+}
+
+/* The nest as templates: translated over the whole box, split further
+ * wherever a condition on an index turns out to change inside a part, until
+ * one translation succeeds (each round adds a cut: bounded), or the parts
+ * would be too many (then unsplit, conditions as expressions, as before). */
+static bool try_template(Flattener *F, Inst *inst, Env *env, AstNode *r) {
+    Attempt a = {.inst = inst, .env = env};
+    if (F->no_templates || F->clk || F->tmpl || !for_nest(r, &a.f) || !tmpl_body_ok(inst, a.f.body, 0)) return false;
+    a.dom = ARENA_NEW(F->arena, FlatDom);
+    a.neq = F->m->eqs.len, a.nvar = F->m->vars.len, a.ndef = F->deferred.len, a.work0 = F->work;
+    TmplCuts cuts = {0};
+    bool ok = speculate(F, &a, &cuts);
+    while (!ok && a.bound && cuts.added && !cuts.overflow && cut_parts(&cuts) <= TMPL_MAX_PARTS) {
+        cuts.added = false;
+        ok = speculate(F, &a, &cuts);
     }
-    F->work += work; /* what the ordinary way charges for the iterations */
-    return true;
+    if (!ok && a.bound && cut_parts(&cuts) > 1) ok = speculate(F, &a, NULL);
+    if (ok) F->work += a.work; /* what the ordinary way charges for the iterations */
+    return ok;
 }
 
 static void walk_for(Flattener *F, Inst *inst, Env *env, AstNode *r, uint32_t k) {
@@ -587,7 +814,10 @@ static void walk_if_from(Flattener *F, Inst *inst, Env *env, AstNode *r, uint32_
             walk_rooted(F, inst, env, r, i);
             return;
         }
-        if (b->branch.cond) {
+        int in_box = b->branch.cond ? tmpl_branch(F, inst, env, b->branch.cond) : -1;
+        if (in_box == -2) return;
+        if (in_box == 0) continue;
+        if (b->branch.cond && in_box < 0) {
             Val c;
             if (!const_val(F, tx_in(inst, env), b->branch.cond, &c)) return;
             if (c.nd || c.str) {

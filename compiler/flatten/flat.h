@@ -97,7 +97,25 @@ typedef struct FlatDom {
     int64_t lo[EXPR_MAXIDX];
     uint32_t n[EXPR_MAXIDX]; /* n[k] = 1 for k >= nd */
     uint64_t count;        /* n[0] n[1] n[2] */
+    const struct FlatSplit *split; /* a part of a split loop box, else NULL */
+    uint32_t part;         /* ... its number there */
 } FlatDom;
+
+/* A loop box split where conditions on its indices change (`i > 1`,
+ * `i == N`): the product of intervals per dimension, each part a box in
+ * which every such condition is constant (docs/ARCHITECTURE.md, "Arrays",
+ * "Split boxes").  The parts' templates follow each other in `eqs` (part 0's
+ * loop body, then part 1's, ...); they scalarize in the order of the whole
+ * box, each point by the body of the part it lies in. */
+typedef struct FlatSplit {
+    FlatDom whole;         /* the loop's box */
+    uint8_t nint[EXPR_MAXIDX]; /* intervals per dimension (1 for k >= nd) */
+    const int64_t *start[EXPR_MAXIDX]; /* their first values, ascending
+                              (start[k][0] = whole.lo[k]) */
+    uint32_t nparts;       /* nint[0] nint[1] nint[2] */
+    const FlatDom *parts;  /* the part boxes, the last dimension's interval
+                              fastest */
+} FlatSplit;
 
 /* The shape of a declared array variable: element (s1, .., s_nd) (1-based)
  * is flat variable first + row-major offset. */

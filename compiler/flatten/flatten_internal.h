@@ -229,6 +229,9 @@ struct Flattener {
     bool no_templates;      /* --scalarize: every `for` iteration translated */
     const FlatDom *tmpl;    /* while a `for` is tried as templates (equations.c):
                                its box; loop indices are affine in EXPR_IDX */
+    struct TmplCuts *cuts;  /* in that attempt: where conditions on an index
+                               change (equations.c, the box is split there);
+                               NULL: such conditions stay `ifelse` over IDX */
     bool speculating;       /* inside that attempt (diag_speculate): running out
                                of budget fails the attempt, not the flattening */
     Vec(Elem *) spec_failed; /* structural values that failed inside it (their
@@ -332,6 +335,14 @@ void tmpl_refuse(Flattener *F, Span at, const char *why);
 bool tmpl_all_kind(Flattener *F, const Expr *at, FlatVarKind k, bool *none);
 /* translate.c: `x[i]` with a subscript affine in the template's IDX */
 int tr_template_index(Flattener *F, Tx t, AstNode *e, Ref *b, Val *out);
+/* the least and greatest value of affine form a over box d */
+void tmpl_affine_bounds(const FlatDom *d, const ExprAffine *a, int64_t *lo, int64_t *hi);
+/* A condition c over the loop indices in the current template's box
+ * (equations.c): 1 or 0 when it holds everywhere or nowhere there; -1 when
+ * it is no such condition (it stays an expression); -2 after refusing the
+ * template because it changes inside the box (the box is then split where
+ * it does). */
+int tmpl_cond(Flattener *F, Expr *c, Span at);
 
 /* connect.c */
 void connect_init(Flattener *F);

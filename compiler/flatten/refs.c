@@ -285,7 +285,7 @@ bool resolve_ref(Flattener *F, Tx t, AstNode *e, bool report, Ref *out) {
 /* ---------- subscripts of templates ---------- */
 
 /* the least and greatest value of affine form a over the box */
-static void affine_bounds(const FlatDom *d, const ExprAffine *a, int64_t *lo, int64_t *hi) {
+void tmpl_affine_bounds(const FlatDom *d, const ExprAffine *a, int64_t *lo, int64_t *hi) {
     *lo = *hi = a->c[0];
     for (uint32_t k = 0; k < d->nd; k++) {
         int64_t x = a->c[k + 1] * d->lo[k], y = a->c[k + 1] * (d->lo[k] + (int64_t)d->n[k] - 1);
@@ -309,7 +309,7 @@ static bool template_subscript(Flattener *F, Tx t, AstNode *s, uint32_t d, ExprA
     if (s->kind == AST_COLON || !tr_val(F, tx_structural(t), s, &v) || v.nd || v.str || v.missing) return false;
     int64_t lo, hi;
     if (!expr_affine_of(v.s, a)) return false;
-    affine_bounds(F->tmpl, a, &lo, &hi);
+    tmpl_affine_bounds(F->tmpl, a, &lo, &hi);
     return lo >= 1 && hi <= (int64_t)d;
 }
 

@@ -8,8 +8,9 @@
  * exactly as the scalar path's translation did, so instance i is the
  * equation the scalar path writes for iteration i.  Consecutive templates
  * sharing one domain are one loop body and expand instance-major, the
- * scalar path's order.  Cost: one substitution per scalar equation, linear
- * in the size of the result.  docs/ARCHITECTURE.md, "Arrays".
+ * scalar path's order; the parts of a split box (FlatSplit) expand together,
+ * point by point of the whole box.  Cost: one substitution per scalar
+ * equation, linear in the size of the result.  docs/ARCHITECTURE.md, "Arrays".
  */
 #include "flatten_internal.h"
 
@@ -112,6 +113,49 @@ static FlatEq deferred(const FlatEq *q, uint64_t p) {
     return r;
 }
 
+/* instance p of every template of eqs[i, end) (one loop body) */
+static uint32_t emit_body(FlatModel *m, FlatEq *out, uint32_t n, uint32_t i, uint32_t end, uint64_t p,
+                          const int64_t *iv, bool lazy) {
+    for (uint32_t j = i; j < end; j++) {
+        const FlatEq *t = &m->eqs.data[j];
+        out[n++] = lazy && t->kind == FE_NORMAL ? deferred(t, p) : instance(m->ctx, t, iv);
+    }
+    return n;
+}
+
+/* The parts of split s, whose templates are eqs[i, end): every point of
+ * the whole box in its order, by the body of the part it lies in (the
+ * scalar path's order).  Linear in the instances plus the box's sides. */
+static uint32_t expand_split(FlatModel *m, FlatEq *out, uint32_t n, uint32_t i, uint32_t end, bool lazy) {
+    const FlatSplit *s = m->eqs.data[i].dom->split;
+    Arena *a = expr_ctx_arena(m->ctx);
+    uint32_t *first = ARENA_ARRAY(a, uint32_t, s->nparts), *last = ARENA_ARRAY(a, uint32_t, s->nparts);
+    for (uint32_t j = end; j-- > i;) { /* each part's body is consecutive */
+        uint32_t p = m->eqs.data[j].dom->part;
+        if (first[p] == last[p]) last[p] = j + 1;
+        first[p] = j;
+    }
+    uint8_t *slot[EXPR_MAXIDX] = {0}; /* index value -> its interval */
+    for (uint32_t k = 0; k < s->whole.nd; k++) {
+        slot[k] = ARENA_ARRAY(a, uint8_t, s->whole.n[k]);
+        for (uint32_t x = 0, t = 0; x < s->whole.n[k]; x++) {
+            while (t + 1u < s->nint[k] && s->start[k][t + 1] <= s->whole.lo[k] + (int64_t)x) t++;
+            slot[k][x] = (uint8_t)t;
+        }
+    }
+    int64_t iv[EXPR_MAXIDX];
+    for (uint64_t p = 0; p < s->whole.count; p++) {
+        flat_dom_point(&s->whole, p, iv);
+        uint32_t part = 0;
+        for (uint32_t k = 0; k < s->whole.nd; k++) part = part * s->nint[k] + slot[k][iv[k] - s->whole.lo[k]];
+        const FlatDom *d = &s->parts[part];
+        uint64_t local = 0;
+        for (uint32_t k = 0; k < d->nd; k++) local = local * d->n[k] + (uint64_t)(iv[k] - d->lo[k]);
+        n = emit_body(m, out, n, first[part], last[part], local, iv, lazy);
+    }
+    return n;
+}
+
 static void expand(FlatModel *m, bool lazy) {
     if (!flat_has_templates(m)) return;
     uint64_t total = 0;
@@ -131,14 +175,17 @@ static void expand(FlatModel *m, bool lazy) {
             i = end;
             continue;
         }
+        if (q->dom->split) {
+            while (end < m->eqs.len && m->eqs.data[end].dom && m->eqs.data[end].dom->split == q->dom->split) end++;
+            n = expand_split(m, out, n, i, end, lazy);
+            i = end;
+            continue;
+        }
         while (end < m->eqs.len && m->eqs.data[end].dom == q->dom) end++; /* one loop body */
         int64_t iv[EXPR_MAXIDX];
         for (uint64_t p = 0; p < q->dom->count; p++) {
             flat_dom_point(q->dom, p, iv);
-            for (uint32_t j = i; j < end; j++) {
-                const FlatEq *t = &m->eqs.data[j];
-                out[n++] = lazy && t->kind == FE_NORMAL ? deferred(t, p) : instance(m->ctx, t, iv);
-            }
+            n = emit_body(m, out, n, i, end, p, iv, lazy);
         }
         i = end;
     }

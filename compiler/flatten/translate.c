@@ -489,6 +489,9 @@ static bool tr_ifexpr(Flattener *F, Tx t, AstNode *e, Val *out) {
     }
     if (!val_present(&c, e->ifexpr.cond)) return false;
     c.s = tr_known(F, c.s); /* a structural condition selects now */
+    int in_box = F->tmpl && !expr_is_const(c.s) ? tmpl_cond(F, c.s, e->ifexpr.cond->span) : -1;
+    if (in_box == -2) return false; /* the box is split where it changes */
+    if (in_box >= 0) c.s = expr_const(F->ctx, in_box); /* ... and in a part it selects too */
     if (expr_is_const(c.s)) return tr_val(F, t, c.s->value != 0 ? e->ifexpr.then : e->ifexpr.else_, out);
     return tr_val(F, t, e->ifexpr.then, &a) && tr_val(F, t, e->ifexpr.else_, &b) && val_ifelse(F, e, c.s, a, b, out);
 }

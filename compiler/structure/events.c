@@ -28,23 +28,38 @@
  *
  * Runs after the residuals, outputs and assertions are lowered and before
  * the Jacobian is derived (the derivative of a mode is 0).  O(total DAG
- * size): every node is visited once per pass (dynamic marks memoized).
+ * size): every node is visited once per pass (dynamic marks memoized, in
+ * a byte per node id).
  */
 #include "structure_internal.h"
 
 #include <string.h>
 
+/* per node id (dense: ids are creation order), a byte of marks instead of
+ * hash maps keyed by id -- the walks touch every node of the residuals,
+ * and a table of them cost a cache miss per node */
+enum { M_SEEN = 1, M_DYN_KNOWN = 2, M_DYN = 4 };
+
 typedef struct {
     St *t;
-    HashMap dyn;       /* node id -> YES/NO: depends on Y, YP or TIME */
-    HashMap seen;      /* collection: node id -> visited */
+    uint8_t *mark;     /* node id -> M_* bits (M_DYN: depends on Y, YP or TIME) */
+    uint32_t nmark;    /* its length */
     HashMap index;     /* id of g -> event k + 1 */
     ExprVec zc;        /* g of each event, in order of discovery */
     ExprVec rel;       /* first relation node of each event (its name) */
     ExprVec st;        /* collection: the DFS stack, reused for every root */
 } Ev;
 
-static void *const YES = (void *)2, *const NO = (void *)1;
+/* the marks of node id (grown when a node is newer than the array) */
+static uint8_t *mark(Ev *v, uint32_t id) {
+    if (id >= v->nmark) {
+        uint32_t n = expr_count(v->t->c) + 1;
+        if (n <= id) n = id + 1;
+        v->mark = arena_realloc(v->t->arena, v->mark, v->nmark, n);
+        v->nmark = n;
+    }
+    return &v->mark[id];
+}
 
 static bool is_cmp(const Expr *e) {
     return e->kind == EXPR_LT || e->kind == EXPR_LE || e->kind == EXPR_GT || e->kind == EXPR_GE;
@@ -54,24 +69,25 @@ static bool is_sign(const Expr *e) { return e->kind == EXPR_CALL && e->fn == FN_
 
 /* Does e depend on Y, YP or TIME?  Memoized post-order over e. */
 static bool dynamic(Ev *v, Expr *root) {
-    if (hmap_get(&v->dyn, root->id)) return hmap_get(&v->dyn, root->id) == YES;
+    if (*mark(v, root->id) & M_DYN_KNOWN) return *mark(v, root->id) & M_DYN;
     Arena *a = v->t->arena;
     ExprVec st = {0};
     vec_push(a, &st, root);
     while (st.len) {
         Expr *e = st.data[st.len - 1];
-        if (hmap_get(&v->dyn, e->id)) { st.len--; continue; }
+        if (*mark(v, e->id) & M_DYN_KNOWN) { st.len--; continue; }
         bool ready = true, yes = e->kind == EXPR_Y || e->kind == EXPR_YP || e->kind == EXPR_TIME;
         for (int i = 0; i < e->nargs; i++) {
-            void *d = hmap_get(&v->dyn, e->args[i]->id);
-            if (!d) { vec_push(a, &st, e->args[i]); ready = false; }
-            yes |= d == YES;
+            uint8_t d = *mark(v, e->args[i]->id);
+            if (!(d & M_DYN_KNOWN)) { vec_push(a, &st, e->args[i]); ready = false; }
+            yes |= (d & M_DYN) != 0;
         }
         if (!ready) continue;
-        hmap_put(a, &v->dyn, e->id, yes ? YES : NO);
+        *mark(v, e->id) |= (uint8_t)(M_DYN_KNOWN | (yes ? M_DYN : 0));
         st.len--;
     }
-    return hmap_get(&v->dyn, root->id) == YES;
+    vec_release(a, &st);
+    return *mark(v, root->id) & M_DYN;
 }
 
 /* g of a relation node, or NULL when e is no relation on dynamic values.
@@ -100,8 +116,8 @@ static void collect(Ev *v, Expr *root) {
     vec_push(a, st, root);
     while (st->len) {
         Expr *e = st->data[--st->len];
-        if (expr_is_leaf(e) || hmap_get(&v->seen, e->id)) continue;
-        hmap_put(a, &v->seen, e->id, e);
+        if (expr_is_leaf(e) || (*mark(v, e->id) & M_SEEN)) continue;
+        *mark(v, e->id) |= M_SEEN;
         bool pos;
         Expr *g = relation_g(v, e, &pos);
         if (g && !hmap_get(&v->index, g->id)) {
@@ -142,7 +158,6 @@ void struct_events(St *t) {
     for (uint32_t r = 0; r < s->ny; r++) collect(&v, s->resid[r]);
     for (uint32_t o = 0; o < s->nout; o++) collect(&v, s->out[o]);
     for (uint32_t a = 0; a < s->nassert; a++) collect(&v, s->assert_cond[a]);
-    hmap_release(t->arena, &v.seen);   /* as large as the residuals' DAG */
     vec_release(t->arena, &v.st);
     /* the states of state sets first (their modes exist already), then the
      * relations */
@@ -157,7 +172,10 @@ void struct_events(St *t) {
         s->zc_kind[ns + k] = SYS_EV_RELATION;
         s->zc_names[ns + k] = relation_name(&v, v.rel.data[k]);
     }
-    if (nrel == 0) return;
+    if (nrel == 0) {
+        arena_release(t->arena, v.mark, v.nmark);
+        return;
+    }
     /* one rewrite of everything that reads modes: shared nodes once */
     uint32_t n = nrel + s->ny + s->nout;
     Expr **all = ARENA_ARRAY(t->arena, Expr *, n);
@@ -169,6 +187,6 @@ void struct_events(St *t) {
     memcpy(s->resid, all + nrel, sizeof *all * s->ny);
     memcpy(s->out, all + nrel + s->ny, sizeof *all * s->nout);
     arena_release(t->arena, all, sizeof *all * n);
-    hmap_release(t->arena, &v.dyn);
+    arena_release(t->arena, v.mark, v.nmark);
     hmap_release(t->arena, &v.index);
 }

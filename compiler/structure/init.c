@@ -84,6 +84,34 @@ static Expr *solved_at_start(St *t, const Block *b, Expr *target) {
     return l.len ? NULL : x;
 }
 
+/* The explicit value of a state derivative (blt.c: SVar.value, what its
+ * block's residual y' - value = 0 solves to) at the start values of the
+ * others; NULL when it still needs a y' or a y.  One substitution: the
+ * block's residual need not be lowered and solved again. */
+typedef struct {
+    St *t;
+    bool bad;          /* a y' in the value, or a y in a start value */
+} AtStart;
+
+static Expr *value_leaf(void *ud, Expr *leaf) {
+    AtStart *a = ud;
+    if (leaf->kind == EXPR_YP) a->bad = true;
+    if (leaf->kind != EXPR_Y) return leaf;
+    Expr *x = a->t->s->start[leaf->index];
+    if (!expr_is_const(x)) {
+        ExprVec l = {0};
+        expr_leaves(a->t->c, x, EXPR_Y, &l);
+        a->bad |= l.len > 0;
+    }
+    return x;
+}
+
+static Expr *value_at_start(St *t, Expr *value) {
+    AtStart a = {t, false};
+    Expr *x = expr_subst(t->c, lower(t, value), value_leaf, &a);
+    return a.bad ? NULL : x;
+}
+
 /* A better first guess of y' for IDACalcIC than 0: where a state's
  * derivative is given by its own equation (`der(x) = v`, BLT block of
  * kind state derivative), its value at the start values of the others. */
@@ -94,7 +122,7 @@ static void start_derivatives(St *t) {
         if (b->kind != SB_STATE_DER) continue;
         SVar *d = &t->sv.data[t->bvars.data[b->first]];
         uint32_t y = (uint32_t)t->sv.data[d->yp_of].slot;
-        Expr *x = solved_at_start(t, b, expr_leaf(t->c, EXPR_YP, y));
+        Expr *x = d->value ? value_at_start(t, d->value) : solved_at_start(t, b, expr_leaf(t->c, EXPR_YP, y));
         if (x) s->start_yp[y] = x;
     }
 }
@@ -154,13 +182,15 @@ static int32_t alias_slot(St *t, Expr *l) {
 typedef struct {
     HashMap lhs;            /* lowered left side of an override -> itself */
     unsigned char *slot;    /* y slot -> an override sets it (or an alias of it) */
+    uint32_t n;             /* overrides */
 } Overrides;
 
 static Overrides find_overrides(St *t, Expr **init) {
-    Overrides o = {{0}, ARENA_ARRAY(t->arena, unsigned char, t->s->ny + 1)};
+    Overrides o = {{0}, ARENA_ARRAY(t->arena, unsigned char, t->s->ny + 1), 0};
     for (uint32_t i = 0; i < t->m->eqs.len; i++) {
         FlatEq *q = &t->m->eqs.data[i];
         if (q->kind != FE_INITIAL || !q->is_override || !init[i]) continue;
+        o.n++;
         Expr *l = init_lhs(t, i);
         if (l) hmap_put(t->arena, &o.lhs, l->id + 1, l);
         int32_t y = alias_slot(t, l);
@@ -169,9 +199,10 @@ static Overrides find_overrides(St *t, Expr **init) {
     return o;
 }
 
-/* a model relation that an override replaces */
+/* a model relation that an override replaces (none without overrides: the
+ * relation is not lowered and solved here a second time) */
 static bool replaced(St *t, const Overrides *o, Expr **init, uint32_t i) {
-    if (t->m->eqs.data[i].is_override) return false;
+    if (!o->n || t->m->eqs.data[i].is_override) return false;
     Expr *l = init_lhs(t, i), *x;
     if (l && hmap_get(&o->lhs, l->id + 1)) return true;
     int32_t y = start_of(t, init[i], i, &x);

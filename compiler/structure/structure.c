@@ -521,9 +521,10 @@ static void st_release(St *t) {
 System *structure_with(FlatModel *m, const StructOptions *o) {
     unsigned errors = diag_error_count();
     double ts = timing_now();
+    flat_fold_constants(m); /* structural parameters by value: their zeros vanish (in templates
+                               too: their instances are built from them, on demand) */
     flat_scalarize_lazy(m); /* templates enter as their instances, built on demand (templates.c) */
     timing_sub("structure.scalarize", &ts);
-    flat_fold_constants(m); /* structural parameters by value: their zeros vanish */
     St t = {0};
     t.m = m;
     t.opt = *o;
@@ -572,7 +573,7 @@ System *structure_with(FlatModel *m, const StructOptions *o) {
     struct_tables(s);
     struct_origins(&t);
     timing_sub("structure.tables", &t0);
-    struct_report(&t);
+    if (!t.opt.no_report) struct_report(&t);
     st_release(&t);
     timing_sub("structure.report", &t0);
     return diag_error_count() > errors ? NULL : s;

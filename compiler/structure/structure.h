@@ -22,6 +22,9 @@ typedef struct StructOptions {
     bool static_states;   /* no state sets: every choice of dummy derivatives
                              fixed at the start point (for consumers that
                              cannot switch them; no command sets it now) */
+    bool no_report;       /* leave System.report NULL: only the structure
+                             dump (`dyadc flatten --structure`) prints it,
+                             and at 10^6 equations it costs a second */
 } StructOptions;
 System *structure_with(FlatModel *m, const StructOptions *o);
 

@@ -333,7 +333,8 @@ typedef struct System {
     uint32_t *tick_order;         /* [nclocks] */
 
     /* what the structural analysis decided (states, dummy derivatives, BLT
-     * blocks, torn variables), as deterministic text for `--structure` */
+     * blocks, torn variables), as deterministic text for `--structure`;
+     * NULL when StructOptions.no_report (every other command) */
     const char *report;
 
     /* default simulation settings (from an analysis, else built-in) */
