@@ -173,11 +173,26 @@ static int add_var(DyrtOptions *o, const char *s, size_t len)
     return grown[o->nvars - 1] ? 0 : DYRT_EXIT_INTERNAL;
 }
 
-/* Comma-separated names; repeated --vars append. */
+/* The first comma of text outside brackets (x[2,1,3] is one name), or NULL. */
+static const char *list_comma(const char *text)
+{
+    int depth = 0;
+    for (const char *c = text; *c; c++) {
+        if (*c == '[')
+            depth++;
+        else if (*c == ']' && depth > 0)
+            depth--;
+        else if (*c == ',' && depth == 0)
+            return c;
+    }
+    return NULL;
+}
+
+/* Comma-separated names (commas inside [] belong to a subscript); repeated --vars append. */
 static int parse_vars(DyrtOptions *o, const char *text)
 {
     for (;;) {
-        const char *comma = strchr(text, ',');
+        const char *comma = list_comma(text);
         size_t len = comma ? (size_t)(comma - text) : strlen(text);
         int rc = add_var(o, text, len);
         if (rc || !comma)

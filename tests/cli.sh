@@ -139,5 +139,28 @@ expect 0 "$dyadc" run tests/sim/rc.dyad --no-stdlib --model RC --stop 0.1 -o "$t
 for p in parse flatten units structure codegen jit; do contains "$tmp/err" "dyadc: $p of RC..." "run -v"; done
 contains "$tmp/err" "statistics for RC" "run -v (simulator statistics)"
 
+# --vars splits its list at commas outside brackets: x[2,1,3] is one element
+# of a 3-D array, in `run` and in a built simulator
+cat > "$tmp/v3.dyad" <<'EOF'
+component V3
+  variable x::Real[2, 1, 3]
+  variable y::Real
+relations
+  for i in 1:2, j in 1:1, k in 1:3
+    der(x[i, j, k]) = -k * x[i, j, k]
+    initial x[i, j, k] = i
+  end
+  y = 2 * x[2, 1, 3]
+end
+EOF
+expect 0 "$dyadc" run "$tmp/v3.dyad" --no-stdlib --model V3 --stop 0.1 --vars 'x[2,1,3],y,x[1,1,*]' -o "$tmp/v3.csv" &&
+    contains "$tmp/v3.csv" "time,x[2,1,3],y,x[1,1,1],x[1,1,2],x[1,1,3]" "run --vars with a 3-D element"
+if grep -q "^0,2,4,1,1,1$" "$tmp/v3.csv"; then ok; else bad "run --vars x[2,1,3]: first row $(sed -n 2p "$tmp/v3.csv")"; fi
+expect 0 "$dyadc" build "$tmp/v3.dyad" --no-stdlib --model V3 -o "$tmp/v3sim" &&
+    expect 0 "$tmp/v3sim" --stop 0.1 --vars 'y,x[2,1,3]' -o "$tmp/v3b.csv" &&
+    contains "$tmp/v3b.csv" "time,y,x[2,1,3]" "simulator --vars with a 3-D element"
+expect 1 "$dyadc" run "$tmp/v3.dyad" --no-stdlib --model V3 --stop 0.1 --vars 'x[2,1,4]' -o "$tmp/v3.csv" &&
+    contains "$tmp/err" "--vars: unknown variable 'x[2,1,4]'" "an unknown 3-D element, named whole"
+
 echo "cli: $pass passed, $fail failed"
 [ $fail -eq 0 ]
