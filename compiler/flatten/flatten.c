@@ -171,14 +171,15 @@ static void print_affine(FILE *out, const ExprAffine *a) {
                 (long long)(any && a->c[0] < 0 ? -a->c[0] : a->c[0]));
 }
 
-/* flat offset o (affine, from the array's first element) as one subscript
- * per dimension: each loop index's coefficient goes to the dimension whose
- * stride it is a multiple of; false when that does not reproduce o */
-static bool subscripts_of(const FlatArray *a, const ExprAffine *o, ExprAffine *sub) {
-    int64_t stride[EXPR_MAXIDX];
+/* flat offset o (affine over the box dom, from the array's first element)
+ * as one 1-based subscript per dimension: each loop index's coefficient goes
+ * to the dimension whose stride it is a multiple of, the constants follow
+ * from the subscripts at the box's first point; false when a subscript
+ * leaves its dimension somewhere in the box (the flat form is printed then) */
+static bool subscripts_of(const FlatArray *a, const FlatDom *dom, const ExprAffine *o, ExprAffine *sub) {
+    int64_t stride[EXPR_MAXIDX], iv[EXPR_MAXIDX] = {0};
     for (int d = a->nd - 1; d >= 0; d--) stride[d] = d == a->nd - 1 ? 1 : stride[d + 1] * a->dims[d + 1];
     memset(sub, 0, sizeof *sub * a->nd);
-    int64_t rest = o->c[0];
     for (uint32_t k = 1; k <= EXPR_MAXIDX; k++) {
         int64_t c = o->c[k];
         if (!c) continue;
@@ -187,11 +188,22 @@ static bool subscripts_of(const FlatArray *a, const ExprAffine *o, ExprAffine *s
         if (c % stride[d]) return false;
         sub[d].c[k] = c / stride[d];
     }
-    for (uint32_t d = 0; d < a->nd; d++) { /* the constant parts, mixed radix */
-        sub[d].c[0] = rest / stride[d] + 1;
-        rest -= (sub[d].c[0] - 1) * stride[d];
+    flat_dom_point(dom, 0, iv);
+    int64_t rest = expr_affine_at(o, iv); /* the element at the first point, mixed radix */
+    if (rest < 0 || (uint64_t)rest >= a->n) return false;
+    for (uint32_t d = 0; d < a->nd; d++) {
+        int64_t digit = rest / stride[d];
+        rest -= digit * stride[d];
+        sub[d].c[0] = digit + 1 - expr_affine_at(&sub[d], iv);
+        int64_t lo = sub[d].c[0], hi = sub[d].c[0]; /* its extremes over the box */
+        for (uint32_t k = 0; k < dom->nd; k++) {
+            int64_t c = sub[d].c[k + 1], first = dom->lo[k], last = dom->lo[k] + (int64_t)dom->n[k] - 1;
+            lo += c * (c < 0 ? last : first);
+            hi += c * (c < 0 ? first : last);
+        }
+        if (lo < 1 || hi > (int64_t)a->dims[d]) return false;
     }
-    return rest == 0;
+    return true;
 }
 
 typedef struct { const FlatModel *m; const FlatDom *dom; } Printing;
@@ -209,7 +221,7 @@ static void at_name(FILE *out, const Printing *p, const Expr *e) {
     }
     if (e->fn == EXPR_DER) fputs("der(", out);
     if (a) o.c[0] -= a->first;
-    if (a && subscripts_of(a, &o, sub)) {
+    if (a && subscripts_of(a, p->dom, &o, sub)) {
         fprintf(out, "%s[", a->name);
         for (uint32_t d = 0; d < a->nd; d++) {
             if (d) fputs(", ", out);
