@@ -71,6 +71,17 @@ for name in HeatRod MassChain RodEnds Plate Box Runs; do
     fi
 done
 
+# unit mismatches inside `for` equations (tests/arrays/units.dyad): the
+# same warnings both ways, naming the first offending element
+for name in USum UState UGrid UCall; do
+    both "arrays/units $name" flatten tests/arrays/units.dyad --no-stdlib --model "$name" --structure
+done
+"$dyadc" flatten tests/arrays/units.dyad --no-stdlib --model UCall > /dev/null 2> "$tmp/u.err"
+for w in 'units.dyad:54:5: warning: unit mismatch in `2 * x[1] - t`: m + s' \
+    'units.dyad:57:5: warning: unit mismatch in `sin(x[3])`: `sin` needs a dimensionless argument, not m'; do
+    if grep -qF -- "$w" "$tmp/u.err"; then pass=$((pass + 1)); else echo "FAIL: arrays/units UCall: no '$w'"; fail=$((fail + 1)); fi
+done
+
 for f in $(find stdlib -path '*/Examples/*' -name '*.dyad' | sort); do
     lib=$(dirname "${f#stdlib/}" | tr / .)
     for name in $(sed -n 's/^example component \([A-Za-z0-9_]*\).*/\1/p' "$f"); do

@@ -320,9 +320,10 @@ static Dim infer(Checker *C, const Expr *e) {
 
 /* ---------- relations ---------- */
 
-/* lhs = rhs at span; for a binding, `var` names the variable and `role`
- * ("value", "guess") what rhs is; both NULL for a relation */
-static void check_relation(Checker *C, Expr *lhs, Expr *rhs, Span sp, const char *var, const char *role) {
+/* lhs = rhs: true (the message in C->msg) when its units do not agree; for
+ * a binding, `var` names the variable and `role` ("value", "guess") what rhs
+ * is; both NULL for a relation */
+static bool relation_differs(Checker *C, Expr *lhs, Expr *rhs, const char *var, const char *role) {
     C->has_msg = false;
     C->lhs = lhs, C->rhs = rhs;
     C->have_leaves = false;
@@ -337,7 +338,12 @@ static void check_relation(Checker *C, Expr *lhs, Expr *rhs, Span sp, const char
         snprintf(C->key, sizeof C->key, "=|%s|%s", sl, sr);
         C->has_msg = true;
     }
-    if (C->has_msg) emit(C, sp, C->key, C->msg);
+    return C->has_msg;
+}
+
+/* the same, reported at span */
+static void check_relation(Checker *C, Expr *lhs, Expr *rhs, Span sp, const char *var, const char *role) {
+    if (relation_differs(C, lhs, rhs, var, role)) emit(C, sp, C->key, C->msg);
 }
 
 /* parse every distinct unit string once (they are shared by all instances
@@ -402,9 +408,25 @@ static bool template_uniform(Checker *C, const FlatEq *q) {
     return true;
 }
 
+/* A template is checked once when its units are those of every instance;
+ * a mismatch is then reported on its first instance, scalarized, so that
+ * the message names elements (`x[1] + t[1]`) and reads as the scalar path's
+ * (--scalarize) does, operand order included. */
 static void check_eq(Checker *C, const FlatEq *q) {
     C->dom = q->dom;
-    if (!q->dom || template_uniform(C, q)) {
+    if (!q->dom) {
+        check_relation(C, q->lhs, q->rhs, q->span, NULL, NULL);
+        return;
+    }
+    if (template_uniform(C, q)) {
+        if (!relation_differs(C, q->lhs, q->rhs, NULL, NULL)) return;
+        C->dom = NULL;
+        FlatEq s = flat_scalarize_eq((FlatModel *)C->m, q, 0);
+        if (relation_differs(C, s.lhs, s.rhs, NULL, NULL)) {
+            emit(C, s.span, C->key, C->msg);
+            return;
+        }
+        C->dom = q->dom; /* the instance simplified away what differed: the template's message */
         check_relation(C, q->lhs, q->rhs, q->span, NULL, NULL);
         return;
     }
