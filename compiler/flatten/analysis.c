@@ -39,7 +39,7 @@ static bool read_tstops(Flattener *F, Inst *a, FlatSettings *s) {
         return false;
     }
     s->ntstops = v.n;
-    s->tstops = ARENA_ARRAY(F->arena, double, v.n ? v.n : 1);
+    s->tstops = ARENA_ARRAY(F->keep, double, v.n ? v.n : 1);
     for (uint32_t i = 0; i < v.n; i++) s->tstops[i] = val_at(&v, i)->value;
     return true;
 }

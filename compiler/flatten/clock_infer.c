@@ -212,7 +212,7 @@ static void seed(Flattener *F, Uf *u) {
 static int32_t clock_index(Flattener *F, Uf *u, int32_t def) {
     if (u->clock_of_def[def] < 0) {
         u->clock_of_def[def] = (int32_t)F->m->clocks.len;
-        vec_push(F->arena, &F->m->clocks, F->clk->defs.data[def]);
+        vec_push(F->keep, &F->m->clocks, F->clk->defs.data[def]);
     }
     return u->clock_of_def[def];
 }
@@ -252,7 +252,7 @@ static uint32_t tick_var(Flattener *F, uint32_t like, const char *name, uint32_t
     FlatVar *fv = &F->m->vars.data[v];
     fv->clock = c;
     fv->value = expr_const(F->ctx, 0);
-    vec_push(F->arena, &F->m->eqs, ((FlatEq){.kind = FE_CLOCKED, .lhs = var_leaf(F, v), .rhs = value,
+    vec_push(F->keep, &F->m->eqs, ((FlatEq){.kind = FE_CLOCKED, .lhs = var_leaf(F, v), .rhs = value,
                                              .origin = "", .span = at, .clock = c}));
     return v;
 }
@@ -276,7 +276,7 @@ static uint32_t tick_history(Flattener *F, uint32_t x, Expr *first, Expr *rel, S
 static uint32_t ticked_before(Flattener *F, uint32_t c, uint32_t like, Span at) {
     uintptr_t have = (uintptr_t)hmap_get(&F->clk->ticked, (uint64_t)c + 1);
     if (have) return (uint32_t)(have - 1);
-    const char *name = arena_printf(F->arena, "%s.ticked", F->m->clocks.data[c - 1].name);
+    const char *name = arena_printf(F->keep, "%s.ticked", F->m->clocks.data[c - 1].name);
     uint32_t d = tick_var(F, like, name, c, expr_const(F->ctx, 1), at);
     uint32_t h = tick_history(F, d, expr_const(F->ctx, 0), NULL, at);
     hmap_put(F->arena, &F->clk->ticked, (uint64_t)c + 1, (void *)(uintptr_t)(h + 1));
@@ -296,7 +296,7 @@ static void zero_crossing_intervals(Flattener *F) {
         Span at = fv->span;
         uintptr_t have = (uintptr_t)hmap_get(&F->clk->tick_time, (uint64_t)c + 1);
         if (!have) {
-            const char *name = arena_printf(F->arena, "%s.time", F->m->clocks.data[c - 1].name);
+            const char *name = arena_printf(F->keep, "%s.time", F->m->clocks.data[c - 1].name);
             uint32_t t = tick_var(F, v, name, c, expr_time(F->ctx), at);
             have = tick_history(F, t, NULL, var_leaf(F, t), at) + 1;
             hmap_put(F->arena, &F->clk->tick_time, (uint64_t)c + 1, (void *)have);
@@ -305,7 +305,7 @@ static void zero_crossing_intervals(Flattener *F) {
         fv->kind = FV_DISCRETE;
         fv->value = expr_const(F->ctx, 0);
         Expr *dt = expr_sub(F->ctx, expr_time(F->ctx), var_leaf(F, (uint32_t)(have - 1)));
-        vec_push(F->arena, &F->m->eqs, ((FlatEq){.kind = FE_CLOCKED, .lhs = var_leaf(F, v), .rhs = dt,
+        vec_push(F->keep, &F->m->eqs, ((FlatEq){.kind = FE_CLOCKED, .lhs = var_leaf(F, v), .rhs = dt,
                                                  .origin = "", .span = at, .clock = c}));
     }
 }

@@ -119,7 +119,7 @@ static uint32_t helper_var(Flattener *F, Inst *owner, const char *name, FlatVarK
     fv.span = sp;
     fv.min = -__builtin_inf();
     fv.max = __builtin_inf();
-    vec_push(F->arena, &F->m->vars, fv);
+    vec_push(F->keep, &F->m->vars, fv);
     vec_push(F->arena, &F->var_elems, e);
     vec_push(F->arena, &F->var_elem_off, 0);
     return e->var;
@@ -134,7 +134,7 @@ uint32_t clock_history_var(Flattener *F, uint32_t v, uint32_t lag, Span at) {
     uint64_t key = ((uint64_t)v << 20) | lag;
     uintptr_t have = (uintptr_t)hmap_get(&cs->history, key);
     if (have) return (uint32_t)(have - 1);
-    const char *name = arena_printf(F->arena, "%s@(clk-%u)", F->m->vars.data[v].name, lag);
+    const char *name = arena_printf(F->keep, "%s@(clk-%u)", F->m->vars.data[v].name, lag);
     uint32_t h = helper_var(F, F->var_elems.data[v]->owner, name, FV_HISTORY, at);
     F->m->vars.data[h].of = v;
     F->m->vars.data[h].lag = lag;
@@ -266,7 +266,7 @@ static bool tr_hold(Flattener *F, Tx t, AstNode *call, Val *out) {
             diag_error(call->call.args.items[0]->span, "hold() takes a variable, e.g. `hold(u)`");
             return false;
         }
-        const char *name = arena_printf(F->arena, "hold(%s)", F->m->vars.data[x->index].name);
+        const char *name = arena_printf(F->keep, "hold(%s)", F->m->vars.data[x->index].name);
         uint32_t h = helper_var(F, t.scope ? t.scope : F->top, name, FV_HOLD, call->span);
         F->m->vars.data[h].of = x->index;
         F->m->vars.data[h].value = y0;
@@ -287,7 +287,7 @@ static bool tr_sample_time(Flattener *F, Tx t, AstNode *call, Val *out) {
         diag_error(call->span, "SampleTime() is the interval of a clock: it is known at its ticks only");
         return false;
     }
-    const char *name = arena_printf(F->arena, "%s%sSampleTime()", scope->path, scope->path[0] ? "." : "");
+    const char *name = arena_printf(F->keep, "%s%sSampleTime()", scope->path, scope->path[0] ? "." : "");
     uint32_t h = helper_var(F, scope, name, FV_INTERVAL, call->span);
     F->m->vars.data[h].units = "s";
     add_mark(F, CLK_NODE_VAR(h), CM_CLOCKED, call->span);
@@ -373,7 +373,7 @@ static void define_clock(Flattener *F, Tx t, AstNode *r, int32_t s) {
         return;
     }
     FlatClock c = {0};
-    c.name = arena_printf(F->arena, "%s%s%s", inst->path, inst->path[0] ? "." : "", param->clockparam.name);
+    c.name = arena_printf(F->keep, "%s%s%s", inst->path, inst->path[0] ? "." : "", param->clockparam.name);
     c.span = r->span;
     bool ok = false;
     if (is_call_to(rhs, "periodic_clock")) ok = define_periodic(F, t, rhs, &c);
@@ -412,7 +412,7 @@ static void tr_sample(Flattener *F, Tx t, AstNode *r) {
             return;
         }
         if (y0) F->m->vars.data[yl->index].value = y0;
-        vec_push(F->arena, &F->m->eqs, ((FlatEq){.kind = FE_SAMPLE, .lhs = yl, .rhs = ue, .origin = inst->path, .span = r->span}));
+        vec_push(F->keep, &F->m->eqs, ((FlatEq){.kind = FE_SAMPLE, .lhs = yl, .rhs = ue, .origin = inst->path, .span = r->span}));
         add_mark(F, CLK_NODE_VAR(yl->index), CM_CLOCKED, r->span);
         ExprVec v = {0};
         expr_leaves(F->ctx, ue, EXPR_VAR, &v);

@@ -23,7 +23,7 @@
 static bool is_param_kind(FlatVarKind k) { return k == FV_PARAMETER || k == FV_CONSTANT; }
 
 void add_eq(Flattener *F, FlatEqKind k, Expr *l, Expr *r, const char *origin, Span sp) {
-    vec_push(F->arena, &F->m->eqs, ((FlatEq){.kind = k, .dom = F->tmpl, .lhs = l, .rhs = r, .origin = origin, .span = sp,
+    vec_push(F->keep, &F->m->eqs, ((FlatEq){.kind = k, .dom = F->tmpl, .lhs = l, .rhs = r, .origin = origin, .span = sp,
                                              .rooted = F->rooted}));
 }
 
@@ -46,11 +46,11 @@ static uint32_t der_helper(Flattener *F, uint32_t v, Span at) {
     e->n = 1;
     e->var = F->m->vars.len;
     FlatVar fv = {0};
-    fv.name = arena_printf(F->arena, "%s'", F->m->vars.data[v].name); /* never a Dyad name */
+    fv.name = arena_printf(F->keep, "%s'", F->m->vars.data[v].name); /* never a Dyad name */
     fv.span = at;
     fv.min = -__builtin_inf();
     fv.max = __builtin_inf();
-    vec_push(F->arena, &F->m->vars, fv);
+    vec_push(F->keep, &F->m->vars, fv);
     vec_push(F->arena, &F->var_elems, e);
     vec_push(F->arena, &F->var_elem_off, 0);
     uint32_t rooted = F->rooted; /* x' = der(x) holds in either branch of `if rooted()` */
@@ -313,7 +313,7 @@ static void tr_assert(Flattener *F, Inst *inst, Env *env, AstNode *r) {
     Expr *c = tr_expr(F, tx_rel(inst, env), r->assert_.cond);
     AstNode *msg = r->assert_.message;
     const char *text = msg && msg->kind == AST_STR ? msg->str.value : "assertion failed";
-    if (c) vec_push(F->arena, &F->m->asserts, ((FlatAssert){c, text, r->span}));
+    if (c) vec_push(F->keep, &F->m->asserts, ((FlatAssert){c, text, r->span}));
 }
 
 static bool uses_instream(AstNode *e) {
@@ -652,17 +652,17 @@ static int tmpl_branch(Flattener *F, Inst *inst, Env *env, AstNode *cond) {
 static const FlatSplit *split_box(Flattener *F, const FlatDom *w, const TmplCuts *c) {
     uint32_t np = cut_parts(c);
     if (np == 1) return NULL;
-    FlatSplit *s = ARENA_NEW(F->arena, FlatSplit);
+    FlatSplit *s = ARENA_NEW(F->keep, FlatSplit);
     s->whole = *w;
     s->nparts = np;
     for (uint32_t k = 0; k < EXPR_MAXIDX; k++) {
         s->nint[k] = (uint8_t)(c->n[k] + 1);
-        int64_t *st = ARENA_ARRAY(F->arena, int64_t, s->nint[k]);
+        int64_t *st = ARENA_ARRAY(F->keep, int64_t, s->nint[k]);
         st[0] = w->lo[k];
         memcpy(st + 1, c->at[k], c->n[k] * sizeof *st);
         s->start[k] = st;
     }
-    FlatDom *parts = ARENA_ARRAY(F->arena, FlatDom, np);
+    FlatDom *parts = ARENA_ARRAY(F->keep, FlatDom, np);
     for (uint32_t p = 0; p < np; p++) {
         FlatDom *d = &parts[p];
         *d = *w;
@@ -725,7 +725,7 @@ static bool speculate(Flattener *F, Attempt *a, TmplCuts *cuts) {
 static bool try_template(Flattener *F, Inst *inst, Env *env, AstNode *r) {
     Attempt a = {.inst = inst, .env = env};
     if (F->no_templates || F->clk || F->tmpl || !for_nest(r, &a.f) || !tmpl_body_ok(inst, a.f.body, 0)) return false;
-    a.dom = ARENA_NEW(F->arena, FlatDom);
+    a.dom = ARENA_NEW(F->keep, FlatDom);
     a.neq = F->m->eqs.len, a.nvar = F->m->vars.len, a.ndef = F->deferred.len, a.work0 = F->work;
     TmplCuts cuts = {0};
     bool ok = speculate(F, &a, &cuts);

@@ -37,7 +37,8 @@ static void flattener_init(Flattener *F, Program *p, ExprCtx *ctx) {
     F->prog = p;
     F->work_limit = work_limit;
     F->no_templates = scalarize_all;
-    F->arena = p->arena;
+    F->arena = arena_new();
+    F->keep = p->arena;
     F->ctx = ctx;
     Interner *in = p->in;
     F->s_der = intern_cstr(in, "der");
@@ -84,10 +85,12 @@ FlatModel *flatten(Program *p, Def *d, ExprCtx *ctx) {
     }
     Flattener F = {0};
     flattener_init(&F, p, ctx);
-    F.m = ARENA_NEW(p->arena, FlatModel);
+    F.m = ARENA_NEW(F.keep, FlatModel);
     F.m->ctx = ctx;
     F.m->name = d->qname;
-    return d->node->kind == AST_ANALYSIS ? flatten_analysis(&F, d) : flatten_from(&F, d, NULL);
+    FlatModel *m = d->node->kind == AST_ANALYSIS ? flatten_analysis(&F, d) : flatten_from(&F, d, NULL);
+    arena_free(F.arena); /* the instance tree and the temporaries: m points only into F.keep */
+    return m;
 }
 
 FlatModel *flatten_model_of(Flattener *F, Def *d, PendingVec *mods) { return flatten_from(F, d, mods); }

@@ -208,7 +208,12 @@ typedef struct ConnSets {
 
 struct Flattener {
     Program *prog;
-    Arena *arena;
+    Arena *arena;           /* flatten's own: the instance tree, environments,
+                               connection sets, every temporary; freed when
+                               flatten() returns */
+    Arena *keep;            /* the FlatModel's (the compilation arena): what
+                               flows forward -- its vectors, names, instance
+                               paths (FlatEq.origin), domains */
     ExprCtx *ctx;
     FlatModel *m;
     Inst *top;

@@ -40,7 +40,7 @@ static void index_elems(Flattener *F, Inst *inst) {
 
 const char *inst_child_path(Flattener *F, Inst *parent, Sym name) {
     if (!parent->path[0]) return name;
-    return arena_printf(F->arena, "%s.%s", parent->path, name);
+    return arena_printf(F->keep, "%s.%s", parent->path, name);
 }
 
 /* an analysis may redeclare an inherited element (`model = M()` replaces
@@ -396,18 +396,18 @@ static void new_flat_vars(Flattener *F, Inst *inst, Elem *e) {
     for (uint32_t i = 0; i < e->n; i++) {
         if (e->nd) {
             index_name(buf, sizeof buf, e, i);
-            v.name = arena_printf(F->arena, "%s%s", base, buf);
+            v.name = arena_printf(F->keep, "%s%s", base, buf);
         } else {
             v.name = base;
         }
-        vec_push(F->arena, &F->m->vars, v);
+        vec_push(F->keep, &F->m->vars, v);
         vec_push(F->arena, &F->var_elems, e);
         vec_push(F->arena, &F->var_elem_off, i);
     }
     if (e->nd >= 1 && e->nd <= EXPR_MAXIDX && e->n) { /* its shape (flat.h, FlatArray) */
         FlatArray a = {.name = base, .first = e->var, .n = e->n, .nd = e->nd};
         for (uint32_t k = 0; k < e->nd; k++) a.dims[k] = e->dims[k];
-        vec_push(F->arena, &F->m->arrays, a);
+        vec_push(F->keep, &F->m->arrays, a);
     }
 }
 
@@ -533,7 +533,7 @@ static void elaborate_array(Flattener *F, Inst *inst, Elem *e, int depth) {
         for (uint32_t k = 0; k < e->nconstraint; k++) mods.data[mods.len++] = e->mods.data[k];
         add_mods(F, &mods, body, inst, envs.data[i]);
         index_name(buf, sizeof buf, e, i);
-        e->children[i] = new_child(F, inst, e, arena_printf(F->arena, "%s%s", base, buf), envs.data[i], &mods, depth);
+        e->children[i] = new_child(F, inst, e, arena_printf(F->keep, "%s%s", base, buf), envs.data[i], &mods, depth);
     }
 }
 
