@@ -72,6 +72,12 @@ typedef struct CgItem {
     uint32_t copy_index;
 } CgItem;
 
+/* a name list whose pointer array dyad_names_init fills (cg_data.c) */
+typedef struct CgNameList {
+    LLVMValueRef array, blob;
+    uint32_t n;
+} CgNameList;
+
 typedef struct Cg {
     const System *sys;
     const CgOptions *opt;
@@ -85,6 +91,8 @@ typedef struct Cg {
     LLVMBuilderRef bld;
     LLVMTypeRef t_f64, t_i32, t_i8, t_i1, t_ptr;
     uint32_t chunk_cap;        /* node cap per chunk */
+    bool big_endian;           /* the target's byte order (tables) */
+    Vec(CgNameList) name_lists;
 
     /* per-chunk memo, indexed by Expr.id */
     uint32_t nids;
@@ -162,6 +170,13 @@ LLVMValueRef cg_emit_loop(Cg *g, const CgFnSpec *spec, const CgItem *items, uint
                           uint32_t period, const int32_t *dstride, LLVMValueRef fn);
 LLVMValueRef cg_loop_index(Cg *g, uint32_t base, int32_t stride);
 int32_t cg_leaf_stride(const Cg *g, const Expr *e);
+
+/* cg_data.c: tables as byte strings, name lists filled at load time by
+ * CG_NAMES_INIT (a constructor; cg_jit.c calls it itself) */
+#define CG_NAMES_INIT "dyad_names_init"
+LLVMValueRef cg_table(Cg *g, const char *name, const void *elems, uint32_t n, unsigned size);
+LLVMValueRef cg_names(Cg *g, const char *name, const char *const *names, uint32_t n);
+void cg_emit_names_init(Cg *g);
 
 /* cg_module.c */
 int cg_build(Cg *g, const System *s, const CgOptions *o, LLVMContextRef ctx,

@@ -4,7 +4,8 @@
  * The module is built in an ORC thread-safe context, verified and optimized
  * exactly like the object-file path (same passes, host CPU), then handed to
  * an LLJIT whose main JITDylib resolves external symbols (libm) from the
- * running process.  No temporary files.  The descriptor and everything it
+ * running process.  No temporary files.  The module's constructor (the name
+ * lists' pointers, cg_data.c) is called here, once, after the lookup.  The descriptor and everything it
  * points to live in JIT memory until cg_jit_free.
  */
 #include <stdlib.h>
@@ -101,14 +102,16 @@ CgJit *cg_jit_compile(const System *s, const CgOptions *o) {
     }
     LLVMOrcLLJITRef jit = make_jit(o);
     if (!jit) return NULL;
-    LLVMOrcExecutorAddress addr = 0;
+    LLVMOrcExecutorAddress addr = 0, init = 0;
     int rc = add_module(jit, s, o);
     if (!rc && o->on_step) o->on_step(o->on_step_ctx, "jit"); /* the lookup compiles */
     if (rc ||
-        orc_failed(LLVMOrcLLJITLookup(jit, &addr, DYRT_MODEL_SYMBOL), "lookup")) {
+        orc_failed(LLVMOrcLLJITLookup(jit, &addr, DYRT_MODEL_SYMBOL), "lookup") ||
+        orc_failed(LLVMOrcLLJITLookup(jit, &init, CG_NAMES_INIT), "lookup")) {
         LLVMOrcDisposeLLJIT(jit);
         return NULL;
     }
+    ((void (*)(void))(uintptr_t)init)(); /* the constructor LLJIT does not run (cg_data.c) */
     CgJit *j = calloc(1, sizeof *j);
     if (!j) {
         LLVMOrcDisposeLLJIT(jit);

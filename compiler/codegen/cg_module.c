@@ -166,57 +166,21 @@ static LLVMValueRef array_global(Cg *g, const char *name, LLVMTypeRef elem,
     return const_global(g, name, LLVMConstArray2(elem, vals, n));
 }
 
-/* A name list: one packed blob "a\0b\0..." and an array of constant GEPs
- * into it (one global per list, not one per name: tens of thousands of
- * string globals cost the back end and the linker more than the code). */
-static LLVMValueRef names_global(Cg *g, const char *name, const char *const *names,
-                                 uint32_t n) {
-    if (n == 0 || !names) return null_ptr(g);
-    size_t len = 0;
-    for (uint32_t i = 0; i < n; i++) len += strlen(names[i] ? names[i] : "") + 1;
-    char *blob = (char *)arena_alloc(g->arena, len);
-    uint64_t *off = ARENA_ARRAY(g->arena, uint64_t, n);
-    size_t at = 0;
-    for (uint32_t i = 0; i < n; i++) {
-        const char *s = names[i] ? names[i] : "";
-        size_t l = strlen(s) + 1;
-        memcpy(blob + at, s, l);
-        off[i] = at;
-        at += l;
-    }
-    char bname[64];
-    snprintf(bname, sizeof bname, "%s.blob", name);
-    LLVMValueRef gb = const_global(g, bname, LLVMConstStringInContext(g->ctx, blob,
-                                                                     (unsigned)len, 1));
-    LLVMTypeRef bt = LLVMArrayType2(g->t_i8, len);
-    LLVMValueRef *v = ARENA_ARRAY(g->arena, LLVMValueRef, n);
-    for (uint32_t i = 0; i < n; i++) {
-        LLVMValueRef idx[2] = {LLVMConstInt(LLVMInt64TypeInContext(g->ctx), 0, 0),
-                               LLVMConstInt(LLVMInt64TypeInContext(g->ctx), off[i], 0)};
-        v[i] = LLVMConstInBoundsGEP2(bt, gb, idx, 2);
-    }
-    return array_global(g, name, g->t_ptr, v, n);
+/* Tables and name lists: cg_data.c */
+static LLVMValueRef names_global(Cg *g, const char *name, const char *const *names, uint32_t n) {
+    return cg_names(g, name, names, n);
 }
 
 static LLVMValueRef u8_global(Cg *g, const char *name, const unsigned char *a, uint32_t n) {
-    if (n == 0 || !a) return null_ptr(g);
-    LLVMValueRef *v = ARENA_ARRAY(g->arena, LLVMValueRef, n);
-    for (uint32_t i = 0; i < n; i++) v[i] = LLVMConstInt(g->t_i8, a[i], 0);
-    return array_global(g, name, g->t_i8, v, n);
+    return cg_table(g, name, a, n, 1);
 }
 
 static LLVMValueRef i32_global(Cg *g, const char *name, const int32_t *a, uint32_t n) {
-    if (n == 0 || !a) return null_ptr(g);
-    LLVMValueRef *v = ARENA_ARRAY(g->arena, LLVMValueRef, n);
-    for (uint32_t i = 0; i < n; i++) v[i] = LLVMConstInt(g->t_i32, (uint32_t)a[i], 1);
-    return array_global(g, name, g->t_i32, v, n);
+    return cg_table(g, name, a, n, 4);
 }
 
 static LLVMValueRef f64_global(Cg *g, const char *name, const double *a, uint32_t n) {
-    if (n == 0 || !a) return null_ptr(g);
-    LLVMValueRef *v = ARENA_ARRAY(g->arena, LLVMValueRef, n);
-    for (uint32_t i = 0; i < n; i++) v[i] = LLVMConstReal(g->t_f64, a[i]);
-    return array_global(g, name, g->t_f64, v, n);
+    return cg_table(g, name, a, n, 8);
 }
 
 /* ---------- model functions ---------- */
@@ -723,6 +687,7 @@ static int emit_descriptor(Cg *g, const System *s, LLVMTargetDataRef td) {
     fill_sets(g, s, v);
     fill_init_blocks(g, s, v);
     fill_ode_blocks(g, s, v);
+    cg_emit_names_init(g);
     if (g->failed) return 1;
     v[MF_defaults] = settings_value(g, s, st);
     for (int i = 0; i < MF_COUNT; i++)
@@ -766,6 +731,7 @@ int cg_build(Cg *g, const System *s, const CgOptions *o, LLVMContextRef ctx,
     if (split) g->bulk = LLVMModuleCreateWithNameInContext("bulk", ctx);
     char *triple = LLVMGetTargetMachineTriple(tm);
     LLVMTargetDataRef td = LLVMCreateTargetDataLayout(tm);
+    g->big_endian = LLVMByteOrder(td) == LLVMBigEndian;
     LLVMModuleRef mods[2] = {g->mod, g->bulk};
     for (int i = 0; i < 2 && mods[i]; i++) {
         LLVMSetTarget(mods[i], triple);

@@ -4,12 +4,13 @@
  * The only phase that includes the LLVM C API.  It is pure emission: every Expr
  * list of the System (residual, Jacobian, outputs, ...) becomes one entry
  * function that calls bounded "chunk" functions in order (a run of items
- * that differ only in their slot indices becomes one loop, cg_loop.c), every array a
- * constant global, and the exported `const DyrtModel dyad_model` descriptor
+ * that differ only in their slot indices becomes one loop, cg_loop.c), every numeric array a
+ * constant byte string (cg_data.c), and the exported `const DyrtModel dyad_model` descriptor
  * (runtime/dyad_model.h) ties them together.  What is only data stays data
  * (ABI 3): outputs that are c0 + c1 * slot, constant parameter defaults and
  * constant start values become descriptor tables the runtime applies
- * (runtime/model.c), and each name list is one packed string blob.
+ * (runtime/model.c), and each name list is one packed string blob whose
+ * pointer array a constructor fills at load time (no relocation per name).
  *
  * Pipeline per call: build -> LLVMVerifyModule -> LLVMRunPasses
  * ("default<O<opt_level>>") -> emit object / JIT / print.  No fast-math

@@ -294,23 +294,40 @@ static void tear(St *t, Tear *w, Block *b) {
  * then depend on the states and the algebraic unknowns only, not on the
  * integrator's difference approximation of x', which keeps IDA's Newton
  * iteration well conditioned. */
-static void single(St *t, Block *b, const uint32_t *readers) {
-    uint32_t e = t->beqs.data[b->first], v = t->bvars.data[b->first];
+static void single_out(St *t, uint32_t e, uint32_t v, bool one_reader, StRunOut *o) {
     Expr *r = substituted(t, e);
     bool deriv = t->sv.data[v].role == SR_DERIV;
-    Expr *x = deriv ? st_solve(t, r, expr_leaf(t->c, EXPR_VAR, v), t->eq.data[e].flat) : solve_for(t, e, r, v);
-    if (x && !deriv && (readers[v] <= 1 || !too_wide(t, x))) {
-        set_assigned(t, v, x);
+    Expr *x = NULL;
+    if (deriv || t->sv.data[v].role == SR_ALG)
+        x = st_solve_coef(t, r, expr_leaf(t->c, EXPR_VAR, v), t->eq.data[e].flat, &o->coef);
+    o->x = x;
+    if (x && !deriv && (one_reader || !too_wide(t, x))) {
+        o->kind = SB_ASSIGN;
+        return;
+    }
+    o->kind = deriv ? SB_STATE_DER : SB_IMPLICIT;
+    o->r = x ? expr_sub(t->c, expr_leaf(t->c, EXPR_VAR, v), x) : r;
+}
+
+/* The outcome of an instance of a run is its representative's renamed
+ * (runs.c); any other block is computed here. */
+static void single(St *t, Block *b, const uint32_t *readers) {
+    uint32_t e = t->beqs.data[b->first], v = t->bvars.data[b->first];
+    StRun run;
+    StRunOut o = {0};
+    bool keyed = st_run_key(t, e, v, readers[v] <= 1, &run);
+    bool applied = keyed && st_run_apply(t, &run, &o);
+    if (!applied) o = (StRunOut){0}, single_out(t, e, v, readers[v] <= 1, &o);
+    if (keyed) st_run_note(t, &run, &o, applied);
+    if (o.kind == SB_ASSIGN) {
+        set_assigned(t, v, o.x);
         b->kind = SB_ASSIGN;
         return;
     }
-    if (x) {
-        if (deriv) t->sv.data[v].value = x;
-        r = expr_sub(t->c, expr_leaf(t->c, EXPR_VAR, v), x);
-    }
-    b->kind = deriv ? SB_STATE_DER : SB_IMPLICIT;
-    b->res = r;
-    vec_push(t->arena, &t->resid_sv, r);
+    if (o.x && o.kind == SB_STATE_DER) t->sv.data[v].value = o.x;
+    b->kind = o.kind;
+    b->res = o.r;
+    vec_push(t->arena, &t->resid_sv, o.r);
     vec_push(t->arena, &t->resid_eq, e);
 }
 
@@ -331,6 +348,7 @@ bool struct_blt(St *t) {
     uint32_t *readers = ARENA_ARRAY(t->arena, uint32_t, t->sv.len + 1);
     for (uint32_t e = 0; e < t->eq.len; e++)
         for (uint32_t k = 0; k < t->eq.data[e].ninc; k++) readers[t->eq.data[e].inc[k]]++;
+    t->run_rec = ARENA_ARRAY(t->arena, StRunRec *, t->sv.len + 1);
     for (uint32_t i = 0; i < t->blocks.len; i++) {
         Block *b = &t->blocks.data[i];
         if (b->size == 1) single(t, b, readers);

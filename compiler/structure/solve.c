@@ -46,7 +46,7 @@ static int coefficient_class(St *t, Expr *a) {
     return 2;
 }
 
-static void add_check(St *t, Expr *a, Expr *x, int32_t flat) {
+void st_coef_check(St *t, Expr *a, Expr *x, int32_t flat) {
     if (hmap_get(&t->coef_seen, a->id + 1)) return;
     hmap_put(t->arena, &t->coef_seen, a->id + 1, a);
     StCoef k = {.coef = a, .var = x, .flat = flat};
@@ -55,11 +55,17 @@ static void add_check(St *t, Expr *a, Expr *x, int32_t flat) {
 
 bool st_varies(St *t, Expr *e) { return !expr_is_const(e) && coefficient_class(t, e) == 0; }
 
-Expr *st_solve(St *t, Expr *r, Expr *x, int32_t flat) {
+Expr *st_solve_coef(St *t, Expr *r, Expr *x, int32_t flat, Expr **check) {
     Expr *a = expr_diff_once(t->c, r, x);
     int cls = coefficient_class(t, a);
+    if (check) *check = NULL;
     if (!cls) return NULL;
     Expr *v = expr_solve_linear(t->c, r, x);
-    if (v && cls == 2) add_check(t, a, x, flat);
+    if (v && cls == 2) {
+        st_coef_check(t, a, x, flat);
+        if (check) *check = a;
+    }
     return v;
 }
+
+Expr *st_solve(St *t, Expr *r, Expr *x, int32_t flat) { return st_solve_coef(t, r, x, flat, NULL); }

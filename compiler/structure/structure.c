@@ -468,6 +468,7 @@ static void st_release(St *t) {
     t->assign = t->match = NULL;
     hmap_release(t->arena, &t->coef_seen);
     hmap_release(t->arena, &t->rel_src);
+    hmap_release(t->arena, &t->runs);
 }
 
 System *structure_with(FlatModel *m, const StructOptions *o) {

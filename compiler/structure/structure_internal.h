@@ -104,6 +104,29 @@ typedef struct {
     Expr *risky;       /* the one when nrisky == 1 */
 } StTmpl;
 
+/* runs.c: a single BLT block as an instance of a run (one key: the same
+ * computation up to an order-preserving renaming of its variables) */
+#define ST_RUN_MAX_POS 64  /* positions: template leaves and the values' variables */
+#define ST_RUN_MAX_KEY 256
+typedef struct StRunEnt StRunEnt;
+typedef struct StRunRec StRunRec;
+typedef struct {
+    const StTmpl *k;
+    uint32_t e, v, jv;             /* equation, its unknown, v's leaf */
+    uint32_t pos[ST_RUN_MAX_POS], cls[ST_RUN_MAX_POS], npos;
+    uint32_t dist[ST_RUN_MAX_POS], nd; /* distinct variables of pos, ascending */
+    uint32_t key[ST_RUN_MAX_KEY], nkey;
+    uint64_t hash;
+    StRunEnt *ent;                 /* the run's representative, or NULL */
+} StRun;
+/* a single block's outcome (blt.c) */
+typedef struct {
+    uint8_t kind;                  /* SB_ASSIGN, SB_STATE_DER or SB_IMPLICIT */
+    Expr *x;                       /* the solution for v, or NULL */
+    Expr *r;                       /* the residual row (not SB_ASSIGN) */
+    Expr *coef;                    /* the parameter coefficient st_solve checks, or NULL */
+} StRunOut;
+
 typedef struct {
     FlatModel *m;
     StructOptions opt;
@@ -144,6 +167,9 @@ typedef struct {
     const Span *rel_span; /* while translating a flat equation: its span */
     HashMap tmpls;     /* template FlatEq pointer -> StTmpl (templates.c) */
     StTmpl *tmpl_last; /* the last one looked up */
+    HashMap runs;      /* key hash -> StRunEnt chain (runs.c) */
+    uint32_t nrun_ent;
+    StRunRec **run_rec; /* sv -> what its value-setting block leaves for readers (runs.c) */
     /* Reused leaf lists (len reset by each user): a fresh vector per
      * equation left a million dead ones in the arena.  `leaves` is for
      * loops that call nothing that uses it again; `coef_leaves` only for
@@ -167,6 +193,10 @@ void st_incidence(St *t, uint32_t e);   /* (re)compute eq[e].inc */
 /* solve.c: the solvability rule; the solution of r = 0 for the leaf x, or
  * NULL when r may not be solved for x symbolically (flat: its equation) */
 Expr *st_solve(St *t, Expr *r, Expr *x, int32_t flat);
+/* the same, with *check = the parameter coefficient it asked to check
+ * nonzero (NULL when none) */
+Expr *st_solve_coef(St *t, Expr *r, Expr *x, int32_t flat, Expr **check);
+void st_coef_check(St *t, Expr *a, Expr *x, int32_t flat); /* check a != 0 (once per a) */
 bool st_varies(St *t, Expr *e);          /* e depends on an unknown, time or a mode */
 /* templates.c: once per equation template; NULL when q is no instance of
  * a uniform template */
@@ -179,6 +209,14 @@ static inline ExprKind st_tmpl_leaf_kind(const StTmpl *k, uint32_t i) {
 bool st_tmpl_leaves(St *t, const StTmpl *k, uint32_t inst, uint32_t *var);
 /* the instance's residual in structural form (st_to_sv of lhs - rhs) */
 Expr *st_tmpl_residual(St *t, const StTmpl *k, uint32_t inst, const uint32_t *var);
+/* runs.c: the key of the single block (e, v), false when it is no
+ * instance of a uniform template with plain leaves and writers of known
+ * runs; the outcome renamed from the run's representative (false: none,
+ * or the renaming failed); then record the outcome (applied: it came from
+ * st_run_apply) for later blocks */
+bool st_run_key(St *t, uint32_t e, uint32_t v, bool one_reader, StRun *r);
+bool st_run_apply(St *t, const StRun *r, StRunOut *o);
+void st_run_note(St *t, StRun *r, const StRunOut *o, bool applied);
 /* partition.c: clocks and their partitions (after the continuous system and its events) */
 void struct_build_clocks(St *t);
 /* alias.c, init.c, events.c, origins.c */

@@ -1,0 +1,260 @@
+/*
+ * runs.c -- the symbolic work of BLT's single blocks done once per run of
+ * like instances of one equation template instead of once per instance
+ * (docs/ARCHITECTURE.md, "Arrays", stage 3 step 2).
+ *
+ * A single block (one equation, one unknown v) costs the scalar path a
+ * substitution of the assigned variables into its residual, a derivative
+ * and a linear solve for v (solve.c), and the support count of the
+ * solution (blt.c).  Every step is built by the Expr constructors, which
+ * decide from kinds, constants, pointer equality and the canonical operand
+ * order (expr_cmp_canon: leaves by kind, then index) only.  So when two
+ * blocks are the same computation on leaves that are an *order-preserving
+ * renaming* of each other, the second block's results are the first
+ * block's renamed: instantiating the solution is the whole work.
+ *
+ * The key of a block says when that holds.  The block's equation must be
+ * an instance of a uniform template (templates.c) whose leaves are plain
+ * structural variables (no alias, no derivative of a parameter); the
+ * key lists, over the positions
+ *   - the template's leaves (their structural variables), then
+ *   - for each leaf that the substitution replaces by a value (an
+ *     assigned variable, a state derivative with an explicit value), the
+ *     variables that value is over -- allowed only when the value was
+ *     itself instantiated here (its run is part of the key; a value the
+ *     scalar path computed makes the block fall back to it),
+ * each position's class (role, variable kind, derivative order) and its
+ * rank among the distinct variables of all positions, plus the template,
+ * which leaf v is and whether v has one reader (blt.c's width rule).  Two
+ * blocks with one key have isomorphic inputs; the renaming is the one
+ * between their distinct variables in ascending order, which is
+ * order-preserving, so every constructor makes the same decision.
+ *
+ * The first block of a key is computed by the scalar path and becomes the
+ * run's representative; later ones rename its results (a leaf the
+ * renaming does not know, which the rule above excludes, makes the block
+ * fall back too).  The instances of a template that are consecutive in
+ * BLT order and share a key are the *runs* of the design: the key
+ * changes where the writer of a leaf changes (the RC ladder's der(v[1])
+ * reads i[1], written by an equation of its own), and nothing else
+ * splits them.  Cost per block: O(p log p) integers for p positions, and
+ * one rebuild of the solution (no substitution memo, no derivative, no
+ * solve, no support walk).
+ */
+#include "structure_internal.h"
+
+#include <string.h>
+
+struct StRunEnt {
+    StRunEnt *next;        /* the next entry with the same hash */
+    uint32_t *key, nkey;
+    uint32_t *dist, nd;    /* the representative's distinct variables, ascending */
+    uint8_t kind;          /* SysBlockKind: SB_ASSIGN, SB_STATE_DER, SB_IMPLICIT */
+    Expr *x;               /* the solution for v, or NULL */
+    Expr *r;               /* without a solution: the substituted residual */
+    Expr *coef;            /* the parameter coefficient checked nonzero, or NULL */
+    uint32_t *exp, nexp;   /* ranks of the variables x is over (what readers see) */
+    uint32_t id;
+};
+
+/* what a value-setting block leaves for its readers: its run and the
+ * variables its value is over (ascending) */
+struct StRunRec {
+    const StRunEnt *ent;
+    uint32_t n;
+    uint32_t sv[];
+};
+
+static bool writes_value(const St *t, uint32_t sv) {
+    const SVar *v = &t->sv.data[sv];
+    return v->role == SR_ASSIGNED || (v->role == SR_DERIV && v->value);
+}
+
+static uint32_t sv_class(const St *t, uint32_t sv) {
+    const SVar *v = &t->sv.data[sv];
+    return (uint32_t)v->role | (uint32_t)t->m->vars.data[v->base].kind << 4 | (v->order ? 1u << 12 : 0);
+}
+
+/* the structural variable of the template's leaf j read at var, or -1
+ * when st_to_sv makes more than a plain variable of it */
+static int64_t leaf_sv(St *t, const StTmpl *k, uint32_t j, uint32_t var) {
+    const FlatVar *f = &t->m->vars.data[var];
+    bool unknown = f->kind == FV_VARIABLE;
+    if (unknown && t->alias[var]) return -1;
+    if (st_tmpl_leaf_kind(k, j) == EXPR_VAR) return var;
+    return unknown ? t->sv.data[var].der : -1;
+}
+
+static bool push_key(StRun *r, uint32_t x) {
+    if (r->nkey == ST_RUN_MAX_KEY) return false;
+    r->key[r->nkey++] = x;
+    return true;
+}
+
+/* the distinct variables of the positions, ascending; each position's rank */
+static bool rank_positions(StRun *r) {
+    memcpy(r->dist, r->pos, sizeof *r->pos * r->npos);
+    for (uint32_t i = 1; i < r->npos; i++) /* insertion sort: p <= ST_RUN_MAX_POS */
+        for (uint32_t j = i; j && r->dist[j - 1] > r->dist[j]; j--) {
+            uint32_t s = r->dist[j];
+            r->dist[j] = r->dist[j - 1], r->dist[j - 1] = s;
+        }
+    r->nd = 0;
+    for (uint32_t i = 0; i < r->npos; i++)
+        if (!r->nd || r->dist[r->nd - 1] != r->dist[i]) r->dist[r->nd++] = r->dist[i];
+    for (uint32_t i = 0; i < r->npos; i++) {
+        uint32_t lo = 0, hi = r->nd;
+        while (hi - lo > 1) {
+            uint32_t mid = (lo + hi) / 2;
+            if (r->dist[mid] <= r->pos[i]) lo = mid;
+            else hi = mid;
+        }
+        if (!push_key(r, lo) || !push_key(r, r->cls[i])) return false;
+    }
+    return true;
+}
+
+bool st_run_key(St *t, uint32_t e, uint32_t v, bool one_reader, StRun *r) {
+    const SEq *q = &t->eq.data[e];
+    if (e >= t->neq0 || q->order || q->prim >= 0 || q->flat < 0) return false;
+    const FlatEq *f = &t->m->eqs.data[q->flat];
+    const StTmpl *k = st_tmpl(t, f);
+    uint32_t var[ST_TMPL_MAX_LEAVES];
+    if (!k || !st_tmpl_leaves(t, k, f->inst, var)) return false;
+    r->k = k, r->e = e, r->v = v, r->npos = r->nkey = 0, r->jv = UINT32_MAX, r->ent = NULL;
+    uintptr_t id = (uintptr_t)k->q;
+    push_key(r, (uint32_t)id), push_key(r, (uint32_t)((uint64_t)id >> 32)), push_key(r, k->nleaves);
+    push_key(r, one_reader);
+    for (uint32_t j = 0; j < k->nleaves; j++) {
+        int64_t s = leaf_sv(t, k, j, var[j]);
+        if (s < 0) return false;
+        if ((uint32_t)s == v) r->jv = j;
+        r->cls[r->npos] = sv_class(t, (uint32_t)s);
+        r->pos[r->npos++] = (uint32_t)s;
+    }
+    if (r->jv == UINT32_MAX || !push_key(r, r->jv)) return false;
+    for (uint32_t j = 0; j < k->nleaves; j++) {
+        uint32_t s = r->pos[j];
+        if (!writes_value(t, s)) continue;
+        const StRunRec *w = t->run_rec[s];
+        if (!w || r->npos + w->n > ST_RUN_MAX_POS) return false;
+        if (!push_key(r, j) || !push_key(r, w->ent->id) || !push_key(r, w->n)) return false;
+        for (uint32_t i = 0; i < w->n; i++) {
+            r->cls[r->npos] = sv_class(t, w->sv[i]);
+            r->pos[r->npos++] = w->sv[i];
+        }
+    }
+    if (!rank_positions(r)) return false;
+    uint64_t h = hash_bytes(r->key, sizeof *r->key * r->nkey);
+    r->hash = h ? h : 1;
+    for (StRunEnt *x = hmap_get(&t->runs, r->hash); x; x = x->next)
+        if (x->nkey == r->nkey && !memcmp(x->key, r->key, sizeof *r->key * r->nkey)) { r->ent = x; break; }
+    return true;
+}
+
+/* ---------- renaming the representative's results ---------- */
+
+typedef struct {
+    St *t;
+    const uint32_t *from, *to;
+    uint32_t n;
+    bool ok;
+} Ren;
+
+static Expr *ren_leaf(void *ud, Expr *leaf) {
+    Ren *p = ud;
+    if (leaf->kind != EXPR_VAR) return leaf;
+    uint32_t lo = 0, hi = p->n;
+    while (lo < hi) {
+        uint32_t mid = (lo + hi) / 2;
+        if (p->from[mid] < leaf->index) lo = mid + 1;
+        else hi = mid;
+    }
+    if (lo == p->n || p->from[lo] != leaf->index) { p->ok = false; return leaf; }
+    return expr_leaf(p->t->c, EXPR_VAR, p->to[lo]);
+}
+
+/* by direct recursion over a small tree, the constructor calls of
+ * expr_subst without its memo table; NULL after `*budget` nodes */
+static Expr *ren_tree(Ren *p, Expr *e, int *budget) {
+    if (--*budget < 0) return NULL;
+    if (!e->nargs) return ren_leaf(p, e);
+    Expr *a[3] = {0};
+    bool same = true;
+    for (int i = 0; i < e->nargs; i++) {
+        if (!(a[i] = ren_tree(p, e->args[i], budget))) return NULL;
+        same &= a[i] == e->args[i];
+    }
+    return same ? e : expr_with_args(p->t->c, e, a);
+}
+
+static Expr *ren_expr(Ren *p, Expr *e) {
+    if (!e) return NULL;
+    int budget = 256;
+    Expr *r = ren_tree(p, e, &budget);
+    return r ? r : expr_subst(p->t->c, e, ren_leaf, p);
+}
+
+bool st_run_apply(St *t, const StRun *r, StRunOut *o) {
+    const StRunEnt *x = r->ent;
+    if (!x || x->nd != r->nd) return false;
+    Ren p = {t, x->dist, r->dist, r->nd, true};
+    Expr *vx = expr_leaf(t->c, EXPR_VAR, r->v);
+    *o = (StRunOut){.kind = x->kind, .x = ren_expr(&p, x->x), .coef = ren_expr(&p, x->coef)};
+    if (x->kind != SB_ASSIGN) o->r = o->x ? expr_sub(t->c, vx, o->x) : ren_expr(&p, x->r);
+    if (!p.ok) return false;
+    if (o->coef) st_coef_check(t, o->coef, vx, t->eq.data[r->e].flat);
+    return true;
+}
+
+/* ---------- recording ---------- */
+
+/* the ranks (in dist) of the variables x is over; false when one is not
+ * among them */
+static bool export_ranks(St *t, const StRun *r, Expr *x, StRunEnt *ent) {
+    ExprVec *l = &t->leaves;
+    l->len = 0;
+    if (x) expr_leaves(t->c, x, EXPR_VAR, l);
+    ent->exp = ARENA_ARRAY(t->arena, uint32_t, l->len + 1);
+    for (uint32_t i = 0; i < l->len; i++) {
+        uint32_t s = l->data[i]->index, j = 0;
+        while (j < r->nd && r->dist[j] != s) j++;
+        if (j == r->nd) return false;
+        ent->exp[ent->nexp++] = j;
+    }
+    for (uint32_t i = 1; i < ent->nexp; i++) /* ascending ranks: ascending variables */
+        for (uint32_t j = i; j && ent->exp[j - 1] > ent->exp[j]; j--) {
+            uint32_t s = ent->exp[j];
+            ent->exp[j] = ent->exp[j - 1], ent->exp[j - 1] = s;
+        }
+    return true;
+}
+
+static StRunEnt *new_entry(St *t, const StRun *r, const StRunOut *o) {
+    StRunEnt *x = ARENA_NEW(t->arena, StRunEnt);
+    if (!export_ranks(t, r, o->x, x)) return NULL;
+    x->key = ARENA_ARRAY(t->arena, uint32_t, r->nkey);
+    memcpy(x->key, r->key, sizeof *r->key * r->nkey);
+    x->nkey = r->nkey;
+    x->dist = ARENA_ARRAY(t->arena, uint32_t, r->nd);
+    memcpy(x->dist, r->dist, sizeof *r->dist * r->nd);
+    x->nd = r->nd;
+    x->kind = o->kind, x->x = o->x, x->coef = o->coef;
+    x->r = o->x ? NULL : o->r;
+    x->id = ++t->nrun_ent;
+    x->next = hmap_get(&t->runs, r->hash);
+    hmap_put(t->arena, &t->runs, r->hash, x);
+    return x;
+}
+
+void st_run_note(St *t, StRun *r, const StRunOut *o, bool applied) {
+    if (!applied && r->ent) return; /* the representative's renaming failed */
+    const StRunEnt *x = applied ? r->ent : new_entry(t, r, o);
+    bool value = o->kind == SB_ASSIGN || (o->kind == SB_STATE_DER && o->x);
+    if (!x || !value) return;
+    StRunRec *w = arena_alloc(t->arena, sizeof *w + sizeof *w->sv * (x->nexp + 1));
+    w->ent = x;
+    w->n = x->nexp;
+    for (uint32_t i = 0; i < x->nexp; i++) w->sv[i] = r->dist[x->exp[i]];
+    t->run_rec[r->v] = w;
+}
