@@ -4,6 +4,10 @@
  * Input: a CgFnSpec (signature) and items (one stored double each).
  * Output: the internal entry function `spec->name`, which calls the
  * internal noinline chunk functions `<name>.0`, `<name>.1`, ... in order.
+ * cg_emit_function only declares the entry and keeps the items; once every
+ * function is declared, cg_emit_functions numbers the expression nodes the
+ * kept items reach (the per-node tables are sized by those, a third or
+ * less of all nodes the earlier phases created) and emits the bodies.
  *
  * Chunking rule: items are taken in order; a chunk takes the next item
  * while its distinct expression nodes (counted once per chunk, shared
@@ -92,10 +96,9 @@ static LLVMTypeRef fn_type(Cg *g, const CgFnSpec *spec, bool chunk) {
     return LLVMFunctionType(ret, ps, (unsigned)spec->nargs + (chunk ? 1 : 0), 0);
 }
 
-/* Create a function of the spec's signature and position the builder in it. */
-static LLVMValueRef begin_fn(Cg *g, const CgFnSpec *spec, const char *name, bool chunk) {
-    g->cur_mod = chunk && g->to_bulk ? g->bulk : g->mod;
-    LLVMValueRef fn = LLVMAddFunction(g->cur_mod, name, fn_type(g, spec, chunk));
+/* Give fn (of the spec's signature, in g->cur_mod) its attributes and an
+ * entry block, and position the builder there. */
+static void begin_body(Cg *g, const CgFnSpec *spec, LLVMValueRef fn, bool chunk) {
     bulk_linkage(g, fn);
     add_fn_attr(g, fn, "nounwind");
     if (chunk) add_fn_attr(g, fn, "noinline");
@@ -113,6 +116,13 @@ static LLVMValueRef begin_fn(Cg *g, const CgFnSpec *spec, const char *name, bool
     }
     LLVMBasicBlockRef bb = LLVMAppendBasicBlockInContext(g->ctx, fn, "entry");
     LLVMPositionBuilderAtEnd(g->bld, bb);
+}
+
+/* Create a chunk function and position the builder in it. */
+static LLVMValueRef begin_fn(Cg *g, const CgFnSpec *spec, const char *name) {
+    g->cur_mod = g->to_bulk ? g->bulk : g->mod;
+    LLVMValueRef fn = LLVMAddFunction(g->cur_mod, name, fn_type(g, spec, true));
+    begin_body(g, spec, fn, true);
     return fn;
 }
 
@@ -227,7 +237,7 @@ static LLVMValueRef emit_chunk(Cg *g, const CgFnSpec *spec, const CgItem *items,
                                uint32_t first, uint32_t count, uint32_t k) {
     char name[256];
     snprintf(name, sizeof name, "%s.%u", spec->name, k);
-    LLVMValueRef fn = begin_fn(g, spec, name, true);
+    LLVMValueRef fn = begin_fn(g, spec, name);
     g->stamp++;
     LLVMValueRef acc = LLVMConstInt(g->t_i32, 0, 0), loops_nan = NULL;
     NanAcc nan = {NULL, NULL};
@@ -266,9 +276,10 @@ static LLVMValueRef emit_chunk(Cg *g, const CgFnSpec *spec, const CgItem *items,
 
 /* The entry function: call every chunk with the entry's own arguments and
  * a stack array of ntmp doubles for the pieces of oversized items. */
-static LLVMValueRef emit_entry(Cg *g, const CgFnSpec *spec, LLVMValueRef *chunks,
-                               uint32_t nchunks, uint32_t ntmp) {
-    LLVMValueRef fn = begin_fn(g, spec, spec->name, false);
+static void emit_entry(Cg *g, const CgFnSpec *spec, LLVMValueRef fn, LLVMValueRef *chunks,
+                       uint32_t nchunks, uint32_t ntmp) {
+    g->cur_mod = g->mod;
+    begin_body(g, spec, fn, false);
     LLVMTypeRef fty = fn_type(g, spec, true);
     LLVMValueRef params[7];
     for (int i = 0; i < spec->nargs; i++) params[i] = LLVMGetParam(fn, (unsigned)i);
@@ -287,7 +298,6 @@ static LLVMValueRef emit_entry(Cg *g, const CgFnSpec *spec, LLVMValueRef *chunks
     }
     if (spec->ret == CG_RET_VOID) LLVMBuildRetVoid(g->bld);
     else LLVMBuildRet(g->bld, acc);
-    return fn;
 }
 
 /* ---------- oversized items ---------- */
@@ -297,16 +307,16 @@ typedef Vec(LLVMValueRef) FnVec;
 
 static void cut_tables(Cg *g) {
     if (g->cut_slot) return;
-    g->cut_slot = ARENA_ARRAY(g->arena, int32_t, g->nids);
-    g->cut_gen_of = ARENA_ARRAY(g->arena, uint32_t, g->nids);
-    g->cut_size = ARENA_ARRAY(g->arena, uint32_t, g->nids);
-    g->cut_seen = ARENA_ARRAY(g->arena, uint32_t, g->nids);
+    g->cut_slot = ARENA_ARRAY(g->arena, int32_t, g->nnodes + 1);
+    g->cut_gen_of = ARENA_ARRAY(g->arena, uint32_t, g->nnodes + 1);
+    g->cut_size = ARENA_ARRAY(g->arena, uint32_t, g->nnodes + 1);
+    g->cut_seen = ARENA_ARRAY(g->arena, uint32_t, g->nnodes + 1);
 }
 
 static void make_cut(Cg *g, Expr *e, CutVec *cuts) {
     if (cg_is_cut(g, e)) return;
-    g->cut_gen_of[e->id] = g->cut_gen;
-    g->cut_slot[e->id] = (int32_t)cuts->len;
+    g->cut_gen_of[cg_node(g, e)] = g->cut_gen;
+    g->cut_slot[cg_node(g, e)] = (int32_t)cuts->len;
     vec_push(g->arena, cuts, e);
 }
 
@@ -322,10 +332,10 @@ static void plan_cuts(Cg *g, Expr *root, CutVec *cuts) {
     vec_push(g->arena, &g->stack, root);
     while (g->stack.len > 0) {
         Expr *e = g->stack.data[g->stack.len - 1];
-        if (g->cut_seen[e->id] == g->cut_gen) { g->stack.len--; continue; }
+        if (g->cut_seen[cg_node(g, e)] == g->cut_gen) { g->stack.len--; continue; }
         bool ready = true;
         for (int i = 0; i < e->nargs; i++)
-            if (g->cut_seen[e->args[i]->id] != g->cut_gen) {
+            if (g->cut_seen[cg_node(g, e->args[i])] != g->cut_gen) {
                 vec_push(g->arena, &g->stack, e->args[i]);
                 ready = false;
             }
@@ -333,16 +343,16 @@ static void plan_cuts(Cg *g, Expr *root, CutVec *cuts) {
         g->stack.len--;
         uint32_t n = 1;
         for (int i = 0; i < e->nargs; i++)
-            n = sat_add(n, cg_is_cut(g, e->args[i]) ? 1 : g->cut_size[e->args[i]->id]);
+            n = sat_add(n, cg_is_cut(g, e->args[i]) ? 1 : g->cut_size[cg_node(g, e->args[i])]);
         if (n > g->chunk_cap) {
             n = 1;
             for (int i = 0; i < e->nargs; i++) {
-                if (g->cut_size[e->args[i]->id] > 1) make_cut(g, e->args[i], cuts);
-                n = sat_add(n, cg_is_cut(g, e->args[i]) ? 1 : g->cut_size[e->args[i]->id]);
+                if (g->cut_size[cg_node(g, e->args[i])] > 1) make_cut(g, e->args[i], cuts);
+                n = sat_add(n, cg_is_cut(g, e->args[i]) ? 1 : g->cut_size[cg_node(g, e->args[i])]);
             }
         }
-        g->cut_size[e->id] = n;
-        g->cut_seen[e->id] = g->cut_gen;
+        g->cut_size[cg_node(g, e)] = n;
+        g->cut_seen[cg_node(g, e)] = g->cut_gen;
     }
 }
 
@@ -353,16 +363,16 @@ static void plan_cuts(Cg *g, Expr *root, CutVec *cuts) {
 static LLVMValueRef emit_piece(Cg *g, const CgFnSpec *spec, Expr *c, uint32_t k) {
     char name[256];
     snprintf(name, sizeof name, "%s.%u", spec->name, k);
-    LLVMValueRef fn = begin_fn(g, spec, name, true);
+    LLVMValueRef fn = begin_fn(g, spec, name);
     g->stamp++;
-    g->cut_limit = g->cut_slot[c->id];   /* earlier pieces only: a node cut after
+    g->cut_limit = g->cut_slot[cg_node(g, c)];   /* earlier pieces only: a node cut after
                                             c (through another parent) is inline */
     LLVMValueRef v = cg_expr(g, c);
     g->cut_limit = INT32_MAX;
-    LLVMBuildStore(g->bld, v, cg_slot(g, CG_ARG_TMP, g->tmp_base + (uint32_t)g->cut_slot[c->id]));
+    LLVMBuildStore(g->bld, v, cg_slot(g, CG_ARG_TMP, g->tmp_base + (uint32_t)g->cut_slot[cg_node(g, c)]));
     if (spec->ret == CG_RET_VOID) LLVMBuildRetVoid(g->bld);
     else LLVMBuildRet(g->bld, LLVMConstInt(g->t_i32, 0, 0));
-    if (g->cut_size[c->id] > g->max_chunk_nodes) g->max_chunk_nodes = g->cut_size[c->id];
+    if (g->cut_size[cg_node(g, c)] > g->max_chunk_nodes) g->max_chunk_nodes = g->cut_size[cg_node(g, c)];
     return fn;
 }
 
@@ -390,9 +400,9 @@ static uint32_t emit_pieces(Cg *g, const CgFnSpec *spec, const CgItem *it, FnVec
 
 static void share_tables(Cg *g) {
     if (g->share_gen_of) return;
-    g->share_gen_of = ARENA_ARRAY(g->arena, uint32_t, g->nids);
-    g->share_owner = ARENA_ARRAY(g->arena, uint32_t, g->nids);
-    g->share_slot = ARENA_ARRAY(g->arena, int32_t, g->nids);
+    g->share_gen_of = ARENA_ARRAY(g->arena, uint32_t, g->nnodes + 1);
+    g->share_owner = ARENA_ARRAY(g->arena, uint32_t, g->nnodes + 1);
+    g->share_slot = ARENA_ARRAY(g->arena, int32_t, g->nnodes + 1);
 }
 
 /* Worth a tmp slot: an operation (a leaf is one load anyway; a negation
@@ -405,23 +415,23 @@ static bool shareable(const Expr *e) {
  * (not those loaded from an earlier chunk) that no earlier chunk owns
  * become c's.  O(nodes of the chunk). */
 static void claim_root(Cg *g, Expr *root, uint32_t c) {
-    if (g->count_stamp[root->id] == g->stamp) return;
+    if (g->count_stamp[cg_node(g, root)] == g->stamp) return;
     g->stack.len = 0;
-    g->count_stamp[root->id] = g->stamp;
+    g->count_stamp[cg_node(g, root)] = g->stamp;
     vec_push(g->arena, &g->stack, root);
     while (g->stack.len > 0) {
         Expr *e = g->stack.data[--g->stack.len];
-        if (g->share_gen_of[e->id] == g->share_gen) {
-            if (g->share_slot[e->id] >= 0 && g->share_owner[e->id] < c) continue; /* loaded */
+        if (g->share_gen_of[cg_node(g, e)] == g->share_gen) {
+            if (g->share_slot[cg_node(g, e)] >= 0 && g->share_owner[cg_node(g, e)] < c) continue; /* loaded */
         } else if (shareable(e)) {
-            g->share_gen_of[e->id] = g->share_gen;
-            g->share_owner[e->id] = c;
-            g->share_slot[e->id] = -1;
+            g->share_gen_of[cg_node(g, e)] = g->share_gen;
+            g->share_owner[cg_node(g, e)] = c;
+            g->share_slot[cg_node(g, e)] = -1;
         }
         for (int i = 0; i < e->nargs; i++) {
             Expr *x = e->args[i];
-            if (g->count_stamp[x->id] == g->stamp) continue;
-            g->count_stamp[x->id] = g->stamp;
+            if (g->count_stamp[cg_node(g, x)] == g->stamp) continue;
+            g->count_stamp[cg_node(g, x)] = g->stamp;
             vec_push(g->arena, &g->stack, x);
         }
     }
@@ -477,8 +487,11 @@ static ChunkPlan *plan_chunks(Cg *g, const CgItem *items, uint32_t nitems, uint3
     return plans.data;
 }
 
-LLVMValueRef cg_emit_function(Cg *g, const CgFnSpec *spec, const CgItem *items,
-                              uint32_t nitems) {
+/* The body of entry function p->fn and its chunks. */
+static void emit_function(Cg *g, const CgPending *p) {
+    const CgFnSpec *spec = &p->spec;
+    const CgItem *items = p->items;
+    uint32_t nitems = p->nitems;
     FnVec chunks = {0};
     uint32_t ntmp = 0, nplans;
     g->run = ARENA_ARRAY(g->arena, uint32_t, nitems + 1);
@@ -491,19 +504,19 @@ LLVMValueRef cg_emit_function(Cg *g, const CgFnSpec *spec, const CgItem *items,
         if (!plans[k].loops) straight += plans[k].nodes;
     bool bulk = g->bulk && g->opt->opt_level < 3 && (spec->cold || straight >= CG_BULK_NODES);
     for (uint32_t k = 0; k < nplans; k++) {
-        ChunkPlan *p = &plans[k];
+        ChunkPlan *c = &plans[k];
         g->cur_chunk = k;
-        g->to_bulk = bulk && (spec->cold || !p->loops);
+        g->to_bulk = bulk && (spec->cold || !c->loops);
         g->stamp++;
-        if (p->oversized) {                  /* count == 1: one oversized item */
-            uint32_t n = emit_pieces(g, spec, &items[p->first], &chunks);
+        if (c->oversized) {                  /* count == 1: one oversized item */
+            uint32_t n = emit_pieces(g, spec, &items[c->first], &chunks);
             if (n > ntmp) ntmp = n;
-            p->nodes = 1 + (items[p->first].a != NULL) + 3 * (items[p->first].b != NULL);
+            c->nodes = 1 + (items[c->first].a != NULL) + 3 * (items[c->first].b != NULL);
         }
-        LLVMValueRef fn = emit_chunk(g, spec, items, p->first, p->count, chunks.len);
+        LLVMValueRef fn = emit_chunk(g, spec, items, c->first, c->count, chunks.len);
         g->cut_gen++;                         /* cuts of this item end here */
         vec_push(g->arena, &chunks, fn);
-        if (p->nodes > g->max_chunk_nodes) g->max_chunk_nodes = p->nodes;
+        if (c->nodes > g->max_chunk_nodes) g->max_chunk_nodes = c->nodes;
     }
     g->to_bulk = false;
     g->nchunks += chunks.len;
@@ -512,5 +525,54 @@ LLVMValueRef cg_emit_function(Cg *g, const CgFnSpec *spec, const CgItem *items,
     g->run = NULL;
     g->period = NULL;
     g->share_gen++;                           /* no sharing outside this function */
-    return emit_entry(g, spec, chunks.data, chunks.len, g->tmp_base + ntmp);
+    emit_entry(g, spec, p->fn, chunks.data, chunks.len, g->tmp_base + ntmp);
+    vec_release(g->arena, &chunks);
+}
+
+LLVMValueRef cg_emit_function(Cg *g, const CgFnSpec *spec, const CgItem *items,
+                              uint32_t nitems) {
+    LLVMValueRef fn = LLVMAddFunction(g->mod, spec->name, fn_type(g, spec, false));
+    CgPending p = {.spec = *spec, .items = items, .nitems = nitems, .fn = fn};
+    vec_push(g->arena, &g->pending, p);
+    return fn;
+}
+
+/* Number the nodes under root not numbered yet (preorder, explicit stack). */
+static void number_root(Cg *g, Expr *root) {
+    if (g->node_of[root->id]) return;
+    g->node_of[root->id] = ++g->nnodes;
+    g->stack.len = 0;
+    vec_push(g->arena, &g->stack, root);
+    while (g->stack.len > 0) {
+        Expr *e = g->stack.data[--g->stack.len];
+        for (int i = 0; i < e->nargs; i++) {
+            Expr *x = e->args[i];
+            if (g->node_of[x->id]) continue;
+            g->node_of[x->id] = ++g->nnodes;
+            vec_push(g->arena, &g->stack, x);
+        }
+    }
+}
+
+/* The per-node tables, sized by the nodes of the pending items. */
+static void node_tables(Cg *g) {
+    size_t nids = g->sys->ctx ? expr_count(g->sys->ctx) : 0;
+    g->node_of = ARENA_ARRAY(g->arena, uint32_t, nids + 1);
+    for (uint32_t k = 0; k < g->pending.len; k++)
+        for (uint32_t i = 0; i < g->pending.data[k].nitems; i++) {
+            const CgItem *it = &g->pending.data[k].items[i];
+            if (it->a) number_root(g, it->a);
+            if (it->b) number_root(g, it->b);
+        }
+    size_t n = (size_t)g->nnodes + 1;
+    g->memo = ARENA_ARRAY(g->arena, LLVMValueRef, n);
+    g->memo_stamp = ARENA_ARRAY(g->arena, uint32_t, n);
+    g->count_stamp = ARENA_ARRAY(g->arena, uint32_t, n);
+    g->loop_stride = ARENA_ARRAY(g->arena, int32_t, n);
+    g->stride_stamp = ARENA_ARRAY(g->arena, uint32_t, n);
+}
+
+void cg_emit_functions(Cg *g) {
+    if (g->pending.len) node_tables(g);
+    for (uint32_t k = 0; k < g->pending.len && !g->failed; k++) emit_function(g, &g->pending.data[k]);
 }

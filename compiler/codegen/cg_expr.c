@@ -4,7 +4,7 @@
  *
  * Input: an Expr over codegen-level leaves (Y, YP, P, Z, TIME, CONST).
  * Output: an LLVM double.  Each node is emitted once per chunk (memo keyed
- * by Expr.id, valid while memo_stamp[id] == stamp).  Traversal uses an
+ * by node number, cg_node, valid while memo_stamp[node] == stamp).  Traversal uses an
  * explicit stack, so deep DAGs (long sums) cannot overflow the C stack.
  *
  * Semantics follow expr_eval/expr_apply_fn exactly (no fast-math):
@@ -24,12 +24,12 @@
 static LLVMValueRef f64(Cg *g, double v) { return LLVMConstReal(g->t_f64, v); }
 
 static bool memo_has(const Cg *g, const Expr *e) {
-    return g->memo_stamp[e->id] == g->stamp;
+    return g->memo_stamp[cg_node(g, e)] == g->stamp;
 }
 
 void cg_memo_set(Cg *g, Expr *e, LLVMValueRef v) {
-    g->memo[e->id] = v;
-    g->memo_stamp[e->id] = g->stamp;
+    g->memo[cg_node(g, e)] = v;
+    g->memo_stamp[cg_node(g, e)] = g->stamp;
 }
 
 /* Address of arg[index] for a pointer argument. */
@@ -204,7 +204,7 @@ static Expr *dep(const Cg *g, Expr *e, int i) {
 }
 
 static LLVMValueRef emit_neg_fold(Cg *g, Expr *e, int f) {
-    LLVMValueRef x = g->memo[dep(g, e, 0)->id], y = g->memo[dep(g, e, 1)->id];
+    LLVMValueRef x = g->memo[cg_node(g, dep(g, e, 0))], y = g->memo[cg_node(g, dep(g, e, 1))];
     if (f == 2)
         return e->kind == EXPR_MUL ? LLVMBuildFMul(g->bld, x, y, "")
                                    : LLVMBuildFDiv(g->bld, x, y, "");
@@ -216,7 +216,7 @@ static LLVMValueRef emit_node(Cg *g, Expr *e) {
     int f = neg_fold(g, e);
     if (f >= 0) return emit_neg_fold(g, e, f);
     LLVMValueRef a[3] = {NULL, NULL, NULL};
-    for (int i = 0; i < e->nargs; i++) a[i] = g->memo[e->args[i]->id];
+    for (int i = 0; i < e->nargs; i++) a[i] = g->memo[cg_node(g, e->args[i])];
     switch ((ExprKind)e->kind) {
     case EXPR_CONST: return f64(g, e->value);
     case EXPR_TIME: return g->args[CG_ARG_T];
@@ -267,11 +267,11 @@ LLVMValueRef cg_expr(Cg *g, Expr *root) {
         if (memo_has(g, e)) { g->stack.len--; continue; }
         if (cg_is_cut(g, e)) {                      /* computed by an earlier piece */
             g->stack.len--;
-            cg_memo_set(g, e, cg_load(g, CG_ARG_TMP, g->tmp_base + (uint32_t)g->cut_slot[e->id]));
+            cg_memo_set(g, e, cg_load(g, CG_ARG_TMP, g->tmp_base + (uint32_t)g->cut_slot[cg_node(g, e)]));
             continue;
         }
         int32_t shared = cg_shared_slot(g, e);
-        if (shared >= 0 && g->share_owner[e->id] < g->cur_chunk) { /* an earlier chunk's */
+        if (shared >= 0 && g->share_owner[cg_node(g, e)] < g->cur_chunk) { /* an earlier chunk's */
             g->stack.len--;
             cg_memo_set(g, e, cg_load(g, CG_ARG_TMP, (uint32_t)shared));
             continue;
@@ -292,35 +292,35 @@ LLVMValueRef cg_expr(Cg *g, Expr *root) {
             continue;
         }
         cg_memo_set(g, e, emit_node(g, e));
-        if (shared >= 0 && g->share_owner[e->id] == g->cur_chunk) /* a later chunk's too */
-            LLVMBuildStore(g->bld, g->memo[e->id], cg_slot(g, CG_ARG_TMP, (uint32_t)shared));
+        if (shared >= 0 && g->share_owner[cg_node(g, e)] == g->cur_chunk) /* a later chunk's too */
+            LLVMBuildStore(g->bld, g->memo[cg_node(g, e)], cg_slot(g, CG_ARG_TMP, (uint32_t)shared));
     }
-    return g->memo[root->id];
+    return g->memo[cg_node(g, root)];
 }
 
 /* The tmp slot of a value shared between chunks of the current function,
  * or -1 (never inside a loop: its body stands for every iteration). */
 int32_t cg_shared_slot(const Cg *g, const Expr *e) {
-    if (g->loop_j || !g->share_gen_of || g->share_gen_of[e->id] != g->share_gen) return -1;
-    return g->share_slot[e->id];
+    if (g->loop_j || !g->share_gen_of || g->share_gen_of[cg_node(g, e)] != g->share_gen) return -1;
+    return g->share_slot[cg_node(g, e)];
 }
 
 /* Planning (Cg.share_count): is e loaded from tmp in the chunk being
  * planned, i.e. computed by an earlier chunk?  Gives it a slot. */
 static bool share_load(Cg *g, const Expr *e) {
-    if (!g->share_count || g->share_gen_of[e->id] != g->share_gen ||
-        g->share_owner[e->id] >= g->cur_chunk)
+    if (!g->share_count || g->share_gen_of[cg_node(g, e)] != g->share_gen ||
+        g->share_owner[cg_node(g, e)] >= g->cur_chunk)
         return false;
-    if (g->share_slot[e->id] < 0) {
+    if (g->share_slot[cg_node(g, e)] < 0) {
         if (g->nshare >= CG_SHARE_MAX) return false;
-        g->share_slot[e->id] = (int32_t)g->nshare++;
+        g->share_slot[cg_node(g, e)] = (int32_t)g->nshare++;
     }
     return true;
 }
 
 bool cg_is_cut(const Cg *g, const Expr *e) {
-    return g->cut_gen_of && g->cut_gen != 0 && g->cut_gen_of[e->id] == g->cut_gen &&
-           g->cut_slot[e->id] < g->cut_limit;
+    return g->cut_gen_of && g->cut_gen != 0 && g->cut_gen_of[cg_node(g, e)] == g->cut_gen &&
+           g->cut_slot[cg_node(g, e)] < g->cut_limit;
 }
 
 /* Number of nodes of e not yet counted in this chunk (marks them counted);
@@ -328,9 +328,9 @@ bool cg_is_cut(const Cg *g, const Expr *e) {
  * operands nothing. */
 uint32_t cg_count_new(Cg *g, Expr *root) {
     uint32_t n = 0;
-    if (g->count_stamp[root->id] == g->stamp) return 0;
+    if (g->count_stamp[cg_node(g, root)] == g->stamp) return 0;
     g->stack.len = 0;
-    g->count_stamp[root->id] = g->stamp;
+    g->count_stamp[cg_node(g, root)] = g->stamp;
     vec_push(g->arena, &g->stack, root);
     while (g->stack.len > 0) {
         Expr *e = g->stack.data[--g->stack.len];
@@ -338,8 +338,8 @@ uint32_t cg_count_new(Cg *g, Expr *root) {
         if (share_load(g, e)) continue;            /* one load, nothing below */
         for (int i = 0; i < e->nargs; i++) {
             Expr *c = e->args[i];
-            if (g->count_stamp[c->id] == g->stamp) continue;
-            g->count_stamp[c->id] = g->stamp;
+            if (g->count_stamp[cg_node(g, c)] == g->stamp) continue;
+            g->count_stamp[cg_node(g, c)] = g->stamp;
             vec_push(g->arena, &g->stack, c);
         }
     }

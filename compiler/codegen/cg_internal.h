@@ -6,7 +6,7 @@
  * one item = one double stored into one slot of an output array, computed
  * from Expr(s).  An entry function (residual, jacobian, ...) is a list of
  * items cut into chunk functions of bounded size (Cg.chunk_cap expression
- * nodes); each chunk emits every DAG node once (memo keyed by Expr.id,
+ * nodes); each chunk emits every DAG node once (memo keyed by cg_node,
  * reset per chunk by bumping a stamp).
  *
  * Invariants
@@ -78,6 +78,15 @@ typedef struct CgNameList {
     uint32_t n;
 } CgNameList;
 
+/* An entry function declared by cg_emit_function; its body is emitted by
+ * cg_emit_functions once every function's items are known. */
+typedef struct CgPending {
+    CgFnSpec spec;
+    const CgItem *items;
+    uint32_t nitems;
+    LLVMValueRef fn;
+} CgPending;
+
 typedef struct Cg {
     const System *sys;
     const CgOptions *opt;
@@ -94,8 +103,14 @@ typedef struct Cg {
     bool big_endian;           /* the target's byte order (tables) */
     Vec(CgNameList) name_lists;
 
-    /* per-chunk memo, indexed by Expr.id */
-    uint32_t nids;
+    /* Per-node tables are indexed by node number (cg_node): the nodes
+     * reachable from the emitted items, numbered 1..nnodes before any
+     * function is emitted (cg_emit_functions), not by Expr.id, which counts
+     * every node ever created (3-4x as many). */
+    uint32_t *node_of;         /* [expr_count] Expr.id -> node number, 0 = none */
+    uint32_t nnodes;           /* tables below hold nnodes + 1 entries */
+    Vec(CgPending) pending;    /* entry functions declared, bodies to emit */
+    /* per-chunk memo */
     LLVMValueRef *memo;
     uint32_t *memo_stamp;      /* == stamp: memo valid in this chunk */
     uint32_t *count_stamp;     /* == stamp: already counted in this chunk */
@@ -108,10 +123,10 @@ typedef struct Cg {
     int failed;                /* an internal error was reported */
     /* oversized items (cg_chunk.c): cut nodes are computed by "piece"
      * chunks into tmp[cut_slot[id]] and loaded from there by later chunks */
-    int32_t *cut_slot;         /* [nids] slot, valid while cut_gen_of[id] == cut_gen */
-    uint32_t *cut_gen_of;      /* [nids] */
-    uint32_t *cut_size;        /* [nids] planning: nodes below, cut children = 1 */
-    uint32_t *cut_seen;        /* [nids] planning visit stamp (== cut_gen) */
+    int32_t *cut_slot;         /* [nnodes + 1] slot, valid while cut_gen_of[id] == cut_gen */
+    uint32_t *cut_gen_of;      /* [nnodes + 1] */
+    uint32_t *cut_size;        /* [nnodes + 1] planning: nodes below, cut children = 1 */
+    uint32_t *cut_seen;        /* [nnodes + 1] planning visit stamp (== cut_gen) */
     uint32_t cut_gen;          /* bumped per oversized item */
     int32_t cut_limit;         /* cut nodes with slot < cut_limit are loaded from
                                   tmp (computed by an earlier piece); the others
@@ -119,27 +134,30 @@ typedef struct Cg {
     /* loops (cg_loop.c): inside a loop chunk, leaf e is read at index
      * e->index + loop_stride[e->id] * loop_j when stride_stamp[id] == loop_gen */
     LLVMValueRef loop_j;       /* i32 iteration number, NULL outside loops */
-    int32_t *loop_stride;      /* [nids] */
-    uint32_t *stride_stamp;    /* [nids] */
+    int32_t *loop_stride;      /* [nnodes + 1] */
+    uint32_t *stride_stamp;    /* [nnodes + 1] */
     uint32_t loop_gen;
     /* values shared between chunks (cg_chunk.c): a node first computed by
      * chunk share_owner[id] of the current function (valid while
      * share_gen_of[id] == share_gen) and used by a later chunk is stored
      * by its owner into tmp[share_slot[id]] and loaded by the later ones */
-    uint32_t *share_gen_of;    /* [nids] */
-    uint32_t *share_owner;     /* [nids] chunk number of the owner */
-    int32_t *share_slot;       /* [nids] tmp slot, or -1 (not used later) */
+    uint32_t *share_gen_of;    /* [nnodes + 1] */
+    uint32_t *share_owner;     /* [nnodes + 1] chunk number of the owner */
+    int32_t *share_slot;       /* [nnodes + 1] tmp slot, or -1 (not used later) */
     uint32_t share_gen;        /* bumped per entry function */
     uint32_t nshare;           /* tmp slots of shared values so far */
     uint32_t cur_chunk;        /* chunk being planned or emitted */
     bool share_count;          /* cg_count_new: shared values cost one load */
     uint32_t tmp_base;         /* the cut slots follow the shared ones */
-    uint32_t *run;             /* cg_emit_function: run[k] items loop from k */
+    uint32_t *run;             /* emit_function: run[k] items loop from k */
     uint16_t *period;          /* items per iteration of that run */
     uint32_t nloops;           /* statistics */
     uint32_t nchunks;          /* statistics */
     uint32_t max_chunk_nodes;
 } Cg;
+
+/* The node number of e (1..nnodes), the index of every per-node table. */
+static inline uint32_t cg_node(const Cg *g, const Expr *e) { return g->node_of[e->id]; }
 
 /* cg_expr.c */
 LLVMValueRef cg_expr(Cg *g, Expr *e);
@@ -154,9 +172,12 @@ int32_t cg_shared_slot(const Cg *g, const Expr *e);
  * beyond it a later chunk computes the value again. */
 #define CG_SHARE_MAX 8192
 
-/* cg_chunk.c */
+/* cg_chunk.c: cg_emit_function declares the entry function and keeps its
+ * items (alive until cg_emit_functions); cg_emit_functions numbers the
+ * nodes of every kept item and emits every body, in declaration order. */
 LLVMValueRef cg_emit_function(Cg *g, const CgFnSpec *spec, const CgItem *items,
                               uint32_t nitems);
+void cg_emit_functions(Cg *g);
 LLVMValueRef cg_item_value(Cg *g, const CgItem *it);
 
 #define CG_LOOP_MAX_PERIOD 512 /* items per loop iteration */

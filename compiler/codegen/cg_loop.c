@@ -66,13 +66,13 @@ static bool serialize(Cg *g, LoopPlan *lp, Expr *root, uint32_t *count) {
     vec_push(g->arena, &g->stack, root);
     while (g->stack.len > 0) {
         Expr *e = g->stack.data[--g->stack.len];
-        if (lp->seen[e->id] == lp->stamp) {
-            vec_push(g->arena, &lp->tok, TOK_BACK | (uint64_t)lp->num[e->id] << 16);
+        if (lp->seen[cg_node(g, e)] == lp->stamp) {
+            vec_push(g->arena, &lp->tok, TOK_BACK | (uint64_t)lp->num[cg_node(g, e)] << 16);
             continue;
         }
         if (++*count > LOOP_MAX_NODES) return false;
-        lp->seen[e->id] = lp->stamp;
-        lp->num[e->id] = *count;
+        lp->seen[cg_node(g, e)] = lp->stamp;
+        lp->num[cg_node(g, e)] = *count;
         uint64_t t = e->kind | (uint64_t)e->fn << 8 | (uint64_t)e->nargs << 16;
         vec_push(g->arena, &lp->tok, t);
         if (e->kind == EXPR_CONST) {
@@ -175,8 +175,8 @@ void cg_plan_loops(Cg *g, const CgItem *items, uint32_t n, uint32_t *run,
     memset(run, 0, sizeof *run * n);
     if (n < LOOP_MIN_ITEMS || g->opt->no_loops) return;
     LoopPlan lp = {.shape = ARENA_ARRAY(g->arena, Shape, n),
-                   .seen = ARENA_ARRAY(g->arena, uint32_t, g->nids),
-                   .num = ARENA_ARRAY(g->arena, uint32_t, g->nids)};
+                   .seen = ARENA_ARRAY(g->arena, uint32_t, g->nnodes + 1),
+                   .num = ARENA_ARRAY(g->arena, uint32_t, g->nnodes + 1)};
     uint32_t *next = ARENA_ARRAY(g->arena, uint32_t, n);
     uint64_t *tokpre = ARENA_ARRAY(g->arena, uint64_t, n + 1);
     for (uint32_t k = 0; k < n; k++) {
@@ -195,8 +195,8 @@ void cg_plan_loops(Cg *g, const CgItem *items, uint32_t n, uint32_t *run,
      * expression DAG, and every emitted function plans its own */
     arena_release(g->arena, tokpre, sizeof *tokpre * (size_t)(n + 1));
     arena_release(g->arena, next, sizeof *next * (size_t)n);
-    arena_release(g->arena, lp.num, sizeof *lp.num * (size_t)g->nids);
-    arena_release(g->arena, lp.seen, sizeof *lp.seen * (size_t)g->nids);
+    arena_release(g->arena, lp.num, sizeof *lp.num * ((size_t)g->nnodes + 1));
+    arena_release(g->arena, lp.seen, sizeof *lp.seen * ((size_t)g->nnodes + 1));
     arena_release(g->arena, lp.shape, sizeof *lp.shape * (size_t)n);
     vec_release(g->arena, &lp.tok);
     vec_release(g->arena, &lp.idx);
@@ -214,9 +214,9 @@ LLVMValueRef cg_loop_index(Cg *g, uint32_t base, int32_t stride) {
 
 static bool set_stride(Cg *g, const Expr *x, const Expr *y) {
     int32_t st = (int32_t)((int64_t)y->index - (int64_t)x->index);
-    if (g->stride_stamp[x->id] == g->loop_gen) return g->loop_stride[x->id] == st;
-    g->loop_stride[x->id] = st;
-    g->stride_stamp[x->id] = g->loop_gen;
+    if (g->stride_stamp[cg_node(g, x)] == g->loop_gen) return g->loop_stride[cg_node(g, x)] == st;
+    g->loop_stride[cg_node(g, x)] = st;
+    g->stride_stamp[cg_node(g, x)] = g->loop_gen;
     return true;
 }
 
@@ -231,8 +231,8 @@ static bool root_strides(Cg *g, Expr *ra, Expr *rb) {
     g->stamp++;
     while (sa.len) {
         Expr *x = sa.data[--sa.len], *y = sb.data[--sb.len];
-        if (g->count_stamp[x->id] == g->stamp) continue;
-        g->count_stamp[x->id] = g->stamp;
+        if (g->count_stamp[cg_node(g, x)] == g->stamp) continue;
+        g->count_stamp[cg_node(g, x)] = g->stamp;
         if (indexed_leaf(x) && !set_stride(g, x, y)) return false;
         for (int i = x->nargs - 1; i >= 0; i--) {
             vec_push(g->arena, &sa, x->args[i]);
@@ -254,7 +254,7 @@ bool cg_loop_strides(Cg *g, const CgItem *items, uint32_t k0, uint32_t period, i
 }
 
 int32_t cg_leaf_stride(const Cg *g, const Expr *e) {
-    return g->loop_j && g->stride_stamp[e->id] == g->loop_gen ? g->loop_stride[e->id] : 0;
+    return g->loop_j && g->stride_stamp[cg_node(g, e)] == g->loop_gen ? g->loop_stride[cg_node(g, e)] : 0;
 }
 
 /* A loop in fn, from the builder's current block: for j in [0,

@@ -687,6 +687,7 @@ static int emit_descriptor(Cg *g, const System *s, LLVMTargetDataRef td) {
     fill_sets(g, s, v);
     fill_init_blocks(g, s, v);
     fill_ode_blocks(g, s, v);
+    cg_emit_functions(g);
     cg_emit_names_init(g);
     if (g->failed) return 1;
     v[MF_defaults] = settings_value(g, s, st);
@@ -700,16 +701,20 @@ static int emit_descriptor(Cg *g, const System *s, LLVMTargetDataRef td) {
 
 /* ---------- setup ---------- */
 
-static void init_tables(Cg *g, const System *s) {
-    g->nids = s->ctx ? expr_count(s->ctx) : 0;
-    g->nids += 1;
-    g->memo = ARENA_ARRAY(g->arena, LLVMValueRef, g->nids);
-    g->memo_stamp = ARENA_ARRAY(g->arena, uint32_t, g->nids);
-    g->count_stamp = ARENA_ARRAY(g->arena, uint32_t, g->nids);
-    g->loop_stride = ARENA_ARRAY(g->arena, int32_t, g->nids);
-    g->stride_stamp = ARENA_ARRAY(g->arena, uint32_t, g->nids);
-    g->stamp = 1;
-    g->cut_limit = INT32_MAX;
+/* The scratch arena (items, per-node tables, name blobs) is dead once the
+ * module is built: given back before optimization and object emission. */
+static void release_scratch(Cg *g) {
+    arena_free(g->arena);
+    g->arena = NULL;
+    g->node_of = NULL;
+    g->memo = NULL;
+    g->memo_stamp = g->count_stamp = g->stride_stamp = NULL;
+    g->loop_stride = NULL;
+    g->cut_slot = g->share_slot = NULL;
+    g->cut_gen_of = g->cut_size = g->cut_seen = g->share_gen_of = g->share_owner = NULL;
+    memset(&g->pending, 0, sizeof g->pending);
+    memset(&g->name_lists, 0, sizeof g->name_lists);
+    memset(&g->stack, 0, sizeof g->stack);
 }
 
 int cg_build(Cg *g, const System *s, const CgOptions *o, LLVMContextRef ctx,
@@ -738,9 +743,11 @@ int cg_build(Cg *g, const System *s, const CgOptions *o, LLVMContextRef ctx,
         LLVMSetModuleDataLayout(mods[i], td);
     }
     LLVMDisposeMessage(triple);
-    init_tables(g, s);
+    g->stamp = 1;
+    g->cut_limit = INT32_MAX;
     int rc = emit_descriptor(g, s, td);
     LLVMDisposeTargetData(td);
+    release_scratch(g);
     return rc;
 }
 

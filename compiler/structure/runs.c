@@ -55,6 +55,20 @@ struct StRunEnt {
     Expr *coef;            /* the parameter coefficient checked nonzero, or NULL */
     uint32_t *exp, nexp;   /* ranks of the variables x is over (what readers see) */
     uint32_t id;
+    int32_t row;           /* the representative's residual row, or -1 */
+    Expr **low;            /* its variables lowered (NULL: no leaf), or NULL */
+    Expr *low_res;         /* its residual row lowered */
+    uint32_t v;            /* the representative's unknown */
+    Expr **vlow;           /* the variables its value is over lowered, or NULL */
+};
+
+/* a residual row of a run: its run and variables; after lowering, its
+ * variables' leaves when the row is the representative's renamed */
+struct StRunRow {
+    const StRunEnt *ent;
+    const uint32_t *dist;
+    Expr **to;
+    Expr *res;
 };
 
 /* what a value-setting block leaves for its readers: its run and the
@@ -154,15 +168,27 @@ bool st_run_key(St *t, uint32_t e, uint32_t v, bool one_reader, StRun *r) {
 
 /* ---------- renaming the representative's results ---------- */
 
+/* variables (VAR leaves) from[i] -> to[i], from ascending; or, with lfrom
+ * set, lowered leaves (Y, YP, P) lfrom[i] -> lto[i] */
 typedef struct {
     St *t;
     const uint32_t *from, *to;
     uint32_t n;
     bool ok;
+    Expr *const *lfrom, *const *lto;
 } Ren;
+
+static Expr *ren_low_leaf(Ren *p, Expr *leaf) {
+    if (leaf->kind != EXPR_Y && leaf->kind != EXPR_YP && leaf->kind != EXPR_P) return leaf;
+    for (uint32_t i = 0; i < p->n; i++)
+        if (p->lfrom[i] == leaf) return p->lto[i];
+    p->ok = false;
+    return leaf;
+}
 
 static Expr *ren_leaf(void *ud, Expr *leaf) {
     Ren *p = ud;
+    if (p->lfrom) return ren_low_leaf(p, leaf);
     if (leaf->kind != EXPR_VAR) return leaf;
     uint32_t lo = 0, hi = p->n;
     while (lo < hi) {
@@ -198,7 +224,7 @@ static Expr *ren_expr(Ren *p, Expr *e) {
 bool st_run_apply(St *t, const StRun *r, StRunOut *o) {
     const StRunEnt *x = r->ent;
     if (!x || x->nd != r->nd) return false;
-    Ren p = {t, x->dist, r->dist, r->nd, true};
+    Ren p = {t, x->dist, r->dist, r->nd, true, NULL, NULL};
     Expr *vx = expr_leaf(t->c, EXPR_VAR, r->v);
     *o = (StRunOut){.kind = x->kind, .x = ren_expr(&p, x->x), .coef = ren_expr(&p, x->coef)};
     if (x->kind != SB_ASSIGN) o->r = o->x ? expr_sub(t->c, vx, o->x) : ren_expr(&p, x->r);
@@ -242,14 +268,30 @@ static StRunEnt *new_entry(St *t, const StRun *r, const StRunOut *o) {
     x->kind = o->kind, x->x = o->x, x->coef = o->coef;
     x->r = o->x ? NULL : o->r;
     x->id = ++t->nrun_ent;
+    x->row = -1;
+    x->v = r->v;
     x->next = hmap_get(&t->runs, r->hash);
     hmap_put(t->arena, &t->runs, r->hash, x);
     return x;
 }
 
+/* the residual row about to be pushed belongs to run x */
+static void note_row(St *t, StRunEnt *x, const StRun *r) {
+    uint32_t row = t->resid_sv.len;
+    if (x->row < 0) { x->row = (int32_t)row; return; }
+    StRunRow *w = ARENA_NEW(t->arena, StRunRow);
+    w->ent = x;
+    uint32_t *d = ARENA_ARRAY(t->arena, uint32_t, r->nd);
+    memcpy(d, r->dist, sizeof *d * r->nd);
+    w->dist = d;
+    while (t->run_rows.len < row) vec_push(t->arena, &t->run_rows, NULL);
+    vec_push(t->arena, &t->run_rows, w);
+}
+
 void st_run_note(St *t, StRun *r, const StRunOut *o, bool applied) {
     if (!applied && r->ent) return; /* the representative's renaming failed */
-    const StRunEnt *x = applied ? r->ent : new_entry(t, r, o);
+    StRunEnt *x = applied ? r->ent : new_entry(t, r, o);
+    if (x && o->kind != SB_ASSIGN) note_row(t, x, r);
     bool value = o->kind == SB_ASSIGN || (o->kind == SB_STATE_DER && o->x);
     if (!x || !value) return;
     StRunRec *w = arena_alloc(t->arena, sizeof *w + sizeof *w->sv * (x->nexp + 1));
@@ -257,4 +299,103 @@ void st_run_note(St *t, StRun *r, const StRunOut *o, bool applied) {
     w->n = x->nexp;
     for (uint32_t i = 0; i < x->nexp; i++) w->sv[i] = r->dist[x->exp[i]];
     t->run_rec[r->v] = w;
+}
+
+/* ---------- rows of a run (stage 3 step 3, in part) ----------
+ *
+ * Lowering (VAR(sv) -> Y, YP, P) and differentiation are constructor
+ * rebuilds too: a row of an instance lowers to the representative's
+ * lowered row renamed when the lowered leaves keep the order the
+ * variables had (slots are not numbered in variable order everywhere:
+ * y' slots follow their states), so that is checked per row; its
+ * Jacobian entries are then the representative's renamed, column for
+ * column. */
+
+/* a before b in the canonical order of leaves: kind, then index */
+static int leaf_cmp(const Expr *a, const Expr *b) {
+    if (a->kind != b->kind) return a->kind < b->kind ? -1 : 1;
+    return a->index < b->index ? -1 : a->index > b->index;
+}
+
+static bool is_col(const Expr *e) { return e->kind == EXPR_Y || e->kind == EXPR_YP; }
+
+static int sign_index(const Expr *a, const Expr *b) { return a->index < b->index ? -1 : a->index > b->index; }
+
+/* Do the lowered leaves of the instance (b) stand to each other as the
+ * representative's (a) do: leaves in the same places and of the same
+ * kinds, in the same canonical order, and columns (the index of Y and
+ * YP) equal or ordered alike?  O(n^2) for n <= ST_RUN_MAX_POS. */
+
+static bool same_order(Expr *const *a, Expr *const *b, uint32_t n) {
+    for (uint32_t i = 0; i < n; i++) {
+        if (!a[i] != !b[i] || (a[i] && a[i]->kind != b[i]->kind)) return false;
+        for (uint32_t j = 0; a[i] && j < i; j++) {
+            if (!a[j]) continue;
+            if (leaf_cmp(a[i], a[j]) != leaf_cmp(b[i], b[j])) return false;
+            if (is_col(a[i]) && is_col(a[j]) && sign_index(a[i], a[j]) != sign_index(b[i], b[j])) return false;
+        }
+    }
+    return true;
+}
+
+static Expr **lowered_leaves(St *t, const uint32_t *dist, uint32_t n) {
+    Expr **l = ARENA_ARRAY(t->arena, Expr *, n + 1);
+    for (uint32_t i = 0; i < n; i++) l[i] = st_lower_leaf(t, dist[i]);
+    return l;
+}
+
+Expr *st_run_lower_row(St *t, uint32_t row, Expr *const *resid) {
+    StRunRow *w = row < t->run_rows.len ? t->run_rows.data[row] : NULL;
+    if (!w) return NULL;
+    StRunEnt *x = (StRunEnt *)w->ent;
+    if (!x->low) {
+        x->low = lowered_leaves(t, x->dist, x->nd);
+        x->low_res = resid[x->row];
+    }
+    Expr **to = lowered_leaves(t, w->dist, x->nd);
+    if (resid[x->row] != x->low_res || !same_order(x->low, to, x->nd)) return NULL;
+    Ren p = {t, NULL, NULL, x->nd, true, x->low, to};
+    Expr *r = ren_expr(&p, x->low_res);
+    if (!p.ok) return NULL;
+    w->to = to;
+    return w->res = r;
+}
+
+int32_t st_run_jac_row(St *t, uint32_t row, Expr *const *resid) {
+    StRunRow *w = row < t->run_rows.len ? t->run_rows.data[row] : NULL;
+    if (!w || !w->to || resid[row] != w->res || resid[w->ent->row] != w->ent->low_res) return -1;
+    return w->ent->row;
+}
+
+int64_t st_run_jac_col(St *t, uint32_t row, uint32_t col) {
+    const StRunRow *w = t->run_rows.data[row];
+    for (uint32_t i = 0; i < w->ent->nd; i++) {
+        const Expr *a = w->ent->low[i];
+        if (a && is_col(a) && a->index == col) return w->to[i]->index;
+    }
+    return -1;
+}
+
+Expr *st_run_jac_entry(St *t, uint32_t row, Expr *e, bool *ok) {
+    const StRunRow *w = t->run_rows.data[row];
+    Ren p = {t, NULL, NULL, w->ent->nd, true, w->ent->low, w->to};
+    Expr *r = ren_expr(&p, e);
+    *ok &= p.ok;
+    return r;
+}
+
+Expr *st_run_lower_value(St *t, uint32_t sv) {
+    const StRunRec *w = t->run_rec ? t->run_rec[sv] : NULL;
+    if (!w || w->ent->v == sv || w->ent->kind != SB_ASSIGN) return NULL;
+    StRunEnt *x = (StRunEnt *)w->ent;
+    Expr *rep = lower(t, expr_leaf(t->c, EXPR_VAR, x->v));
+    if (!x->vlow) {
+        x->vlow = ARENA_ARRAY(t->arena, Expr *, x->nexp + 1);
+        for (uint32_t i = 0; i < x->nexp; i++) x->vlow[i] = st_lower_leaf(t, x->dist[x->exp[i]]);
+    }
+    Expr **to = lowered_leaves(t, w->sv, w->n);
+    if (!same_order(x->vlow, to, x->nexp)) return NULL;
+    Ren p = {t, NULL, NULL, x->nexp, true, x->vlow, to};
+    Expr *r = ren_expr(&p, rep);
+    return p.ok ? r : NULL;
 }

@@ -147,6 +147,7 @@ static Expr *map_leaf(void *ud, Expr *leaf) {
     }
     switch ((SvRole)v->role) {
     case SR_ASSIGNED:
+        if (!v->low[t->to_init] && !t->to_init) v->low[0] = st_run_lower_value(t, leaf->index);
         if (!v->low[t->to_init]) v->low[t->to_init] = lower(t, v->value);
         return v->low[t->to_init];
     case SR_STATE:
@@ -162,6 +163,13 @@ static Expr *map_leaf(void *ud, Expr *leaf) {
     diag_internal("structure: variable `%s` (derivative order %u) has no value",
                   t->m->vars.data[v->base].name, v->order);
     return expr_const(t->c, 0);
+}
+
+Expr *st_lower_leaf(St *t, uint32_t sv) {
+    SVar *v = &t->sv.data[sv];
+    bool leaf = (sv < t->nflat && t->pslot[sv] >= 0) || v->role == SR_STATE || v->role == SR_ALG ||
+                v->role == SR_DERIV;
+    return leaf ? map_leaf(t, expr_leaf(t->c, EXPR_VAR, sv)) : NULL;
 }
 
 Expr *lower(St *t, Expr *e) {
@@ -249,42 +257,77 @@ static void build_params(St *t) {
 
 typedef struct { uint32_t row, col; } Entry;
 
-/* CSC pattern of d resid / d (Y, YP); one entry per distinct column */
+typedef struct {
+    Vec(Entry) ents;   /* row-major */
+    ExprVec dy, dyp;   /* their derivatives */
+} Jac;
+
+/* row r's entries and derivatives: one per distinct column */
+static void jac_row(St *t, Jac *j, uint32_t r, int32_t *seen) {
+    System *s = t->s;
+    ExprVec *ys = &t->leaves;
+    ys->len = 0;
+    expr_leaves(t->c, s->resid[r], EXPR_Y, ys);
+    expr_leaves(t->c, s->resid[r], EXPR_YP, ys);
+    for (uint32_t i = 0; i < ys->len; i++) {
+        uint32_t col = ys->data[i]->index;
+        if (seen[col] == (int32_t)r) continue;
+        seen[col] = (int32_t)r;
+        vec_push(t->arena, &j->ents, ((Entry){r, col}));
+        vec_push(t->arena, &j->dy, expr_diff_once(t->c, s->resid[r], expr_leaf(t->c, EXPR_Y, col)));
+        vec_push(t->arena, &j->dyp, expr_diff_once(t->c, s->resid[r], expr_leaf(t->c, EXPR_YP, col)));
+    }
+}
+
+/* row r of a run: its representative's (rows [a, b) of j) renamed */
+static bool jac_run_row(St *t, Jac *j, uint32_t r, uint32_t a, uint32_t b) {
+    uint32_t len = j->ents.len;
+    bool ok = true;
+    for (uint32_t k = a; k < b && ok; k++) {
+        int64_t col = st_run_jac_col(t, r, j->ents.data[k].col);
+        ok = col >= 0;
+        vec_push(t->arena, &j->ents, ((Entry){r, (uint32_t)col}));
+        vec_push(t->arena, &j->dy, st_run_jac_entry(t, r, j->dy.data[k], &ok));
+        vec_push(t->arena, &j->dyp, st_run_jac_entry(t, r, j->dyp.data[k], &ok));
+    }
+    if (!ok) j->ents.len = j->dy.len = j->dyp.len = len;
+    return ok;
+}
+
+/* CSC pattern of d resid / d (Y, YP); one entry per distinct column.  The
+ * rows of a run rename their representative's entries (runs.c). */
 static void build_jacobian(St *t) {
     System *s = t->s;
-    Vec(Entry) ents = {0};
+    Jac j = {0};
     int32_t *seen = ARENA_ARRAY(t->arena, int32_t, s->ny + 1);
+    uint32_t *first = ARENA_ARRAY(t->arena, uint32_t, s->ny + 1);
     memset(seen, 0xff, sizeof *seen * (s->ny + 1));
     for (uint32_t r = 0; r < s->ny; r++) {
-        ExprVec *ys = &t->leaves;
-        ys->len = 0;
-        expr_leaves(t->c, s->resid[r], EXPR_Y, ys);
-        expr_leaves(t->c, s->resid[r], EXPR_YP, ys);
-        for (uint32_t i = 0; i < ys->len; i++) {
-            uint32_t col = ys->data[i]->index;
-            if (seen[col] == (int32_t)r) continue;
-            seen[col] = (int32_t)r;
-            vec_push(t->arena, &ents, ((Entry){r, col}));
-        }
+        first[r] = j.ents.len;
+        int32_t rep = st_run_jac_row(t, r, s->resid);
+        if (rep < 0 || !jac_run_row(t, &j, r, first[rep], first[rep + 1])) jac_row(t, &j, r, seen);
     }
-    s->jac_nnz = ents.len;
+    s->jac_nnz = j.ents.len;
     s->jac_colptr = ARENA_ARRAY(t->arena, int32_t, s->ny + 1);
-    s->jac_rowidx = ARENA_ARRAY(t->arena, int32_t, ents.len + 1);
-    s->jac_dy = ARENA_ARRAY(t->arena, Expr *, ents.len + 1);
-    s->jac_dyp = ARENA_ARRAY(t->arena, Expr *, ents.len + 1);
-    for (uint32_t i = 0; i < ents.len; i++) s->jac_colptr[ents.data[i].col + 1]++;
+    s->jac_rowidx = ARENA_ARRAY(t->arena, int32_t, j.ents.len + 1);
+    s->jac_dy = ARENA_ARRAY(t->arena, Expr *, j.ents.len + 1);
+    s->jac_dyp = ARENA_ARRAY(t->arena, Expr *, j.ents.len + 1);
+    for (uint32_t i = 0; i < j.ents.len; i++) s->jac_colptr[j.ents.data[i].col + 1]++;
     for (uint32_t c = 0; c < s->ny; c++) s->jac_colptr[c + 1] += s->jac_colptr[c];
     int32_t *fill = ARENA_ARRAY(t->arena, int32_t, s->ny + 1);
-    for (uint32_t i = 0; i < ents.len; i++) { /* rows ascend within a column: entries are row-ordered */
-        Entry e = ents.data[i];
+    for (uint32_t i = 0; i < j.ents.len; i++) { /* rows ascend within a column: entries are row-ordered */
+        Entry e = j.ents.data[i];
         int32_t k = s->jac_colptr[e.col] + fill[e.col]++;
         s->jac_rowidx[k] = (int32_t)e.row;
-        s->jac_dy[k] = expr_diff_once(t->c, s->resid[e.row], expr_leaf(t->c, EXPR_Y, e.col));
-        s->jac_dyp[k] = expr_diff_once(t->c, s->resid[e.row], expr_leaf(t->c, EXPR_YP, e.col));
+        s->jac_dy[k] = j.dy.data[i];
+        s->jac_dyp[k] = j.dyp.data[i];
     }
     arena_release(t->arena, fill, sizeof *fill * ((size_t)s->ny + 1));
+    arena_release(t->arena, first, sizeof *first * ((size_t)s->ny + 1));
     arena_release(t->arena, seen, sizeof *seen * ((size_t)s->ny + 1));
-    vec_release(t->arena, &ents);
+    vec_release(t->arena, &j.ents);
+    vec_release(t->arena, &j.dy);
+    vec_release(t->arena, &j.dyp);
 }
 
 static bool balance_check(St *t) {
@@ -305,7 +348,10 @@ static void build_residuals(St *t) {
         s->ny = 0;
     }
     s->resid = ARENA_ARRAY(t->arena, Expr *, s->ny + 1);
-    for (uint32_t r = 0; r < s->ny; r++) s->resid[r] = lower(t, t->resid_sv.data[r]);
+    for (uint32_t r = 0; r < s->ny; r++) { /* a row of a run: its representative's renamed (runs.c) */
+        Expr *x = st_run_lower_row(t, r, s->resid);
+        s->resid[r] = x ? x : lower(t, t->resid_sv.data[r]);
+    }
 }
 
 /* ---------- the block sequence ---------- */
@@ -460,6 +506,7 @@ static void st_release(St *t) {
     vec_release(t->arena, &t->torn);
     vec_release(t->arena, &t->resid_sv);
     vec_release(t->arena, &t->resid_eq);
+    vec_release(t->arena, &t->run_rows);
     vec_release(t->arena, &t->coef);
     vec_release(t->arena, &t->leaves);
     vec_release(t->arena, &t->coef_leaves);

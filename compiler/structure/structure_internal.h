@@ -110,6 +110,7 @@ typedef struct {
 #define ST_RUN_MAX_KEY 256
 typedef struct StRunEnt StRunEnt;
 typedef struct StRunRec StRunRec;
+typedef struct StRunRow StRunRow;
 typedef struct {
     const StTmpl *k;
     uint32_t e, v, jv;             /* equation, its unknown, v's leaf */
@@ -169,6 +170,7 @@ typedef struct {
     StTmpl *tmpl_last; /* the last one looked up */
     HashMap runs;      /* key hash -> StRunEnt chain (runs.c) */
     uint32_t nrun_ent;
+    Vec(StRunRow *) run_rows; /* resid row -> its run, NULL for the others (runs.c) */
     StRunRec **run_rec; /* sv -> what its value-setting block leaves for readers (runs.c) */
     /* Reused leaf lists (len reset by each user): a fresh vector per
      * equation left a million dead ones in the arena.  `leaves` is for
@@ -184,6 +186,7 @@ static inline bool st_is_unknown(const St *t, uint32_t sv) {
 
 /* structure.c */
 Expr *lower(St *t, Expr *e);            /* VAR(sv) -> Y/YP/P (Z when t->to_init) */
+Expr *st_lower_leaf(St *t, uint32_t sv); /* VAR(sv)'s leaf (Y/YP/P), NULL when not a leaf */
 Expr *st_to_sv(St *t, Expr *flat);      /* flat VAR/DER -> VAR(sv), aliases resolved */
 Expr *st_to_sv_leaf(St *t, Expr *leaf); /* the same for one leaf */
 void st_keep_relation(void *t, Expr *old, Expr *new_); /* ExprNodeWatch: origins */
@@ -217,6 +220,19 @@ Expr *st_tmpl_residual(St *t, const StTmpl *k, uint32_t inst, const uint32_t *va
 bool st_run_key(St *t, uint32_t e, uint32_t v, bool one_reader, StRun *r);
 bool st_run_apply(St *t, const StRun *r, StRunOut *o);
 void st_run_note(St *t, StRun *r, const StRunOut *o, bool applied);
+/* Rows of a run: the lowered residual row `row` as the representative's
+ * row renamed (resid[] lowered up to row - 1), or NULL when it is not one
+ * (lower it); for the Jacobian, the representative's row when row was so
+ * renamed and neither changed since (else -1), a column of the
+ * representative's row as the same column of `row`, and a derivative of
+ * the representative's row renamed (*ok false when that fails) */
+Expr *st_run_lower_row(St *t, uint32_t row, Expr *const *resid);
+int32_t st_run_jac_row(St *t, uint32_t row, Expr *const *resid);
+int64_t st_run_jac_col(St *t, uint32_t row, uint32_t col);
+Expr *st_run_jac_entry(St *t, uint32_t row, Expr *e, bool *ok);
+/* the lowered value of the assigned sv as its run's representative's
+ * renamed, or NULL (lower it) */
+Expr *st_run_lower_value(St *t, uint32_t sv);
 /* partition.c: clocks and their partitions (after the continuous system and its events) */
 void struct_build_clocks(St *t);
 /* alias.c, init.c, events.c, origins.c */
