@@ -236,8 +236,11 @@ static void hmap_rehash(Arena *a, HashMap *m, uint32_t cap) {
     *m = n;
 }
 
+/* First table: 64 slots.  Most maps are the memo of one expression walk
+ * (walk.c, derive.c: millions of them, 10-50 nodes each); starting at 16
+ * rehashed most of them twice. */
 void hmap_put(Arena *a, HashMap *m, uint64_t key, void *val) {
-    if ((m->len + 1) * 2 > m->cap) hmap_rehash(a, m, m->cap ? m->cap * 2 : 16);
+    if ((m->len + 1) * 2 > m->cap) hmap_rehash(a, m, m->cap ? m->cap * 2 : 64);
     HashSlot *s = &m->slots[hmap_slot(m, key)];
     if (!s->key) {
         s->key = key;

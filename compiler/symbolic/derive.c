@@ -79,6 +79,23 @@ typedef struct {
 
 static uint64_t dkey(const Deriver *d, const Expr *e) { return ((uint64_t)e->id << 32) | d->salt; }
 
+/* The derivative of e is 0 when its arguments' are: chain() would build
+ * exactly 0 from them (0 * b, 0 / b, ifelse(c, 0, 0), ... fold to 0 for a
+ * non-constant b), but only after building the factors it multiplies by 0
+ * (b*b of a quotient, cos(a) of sin(a), log(a) of a power): nodes nobody
+ * uses, a hash-table probe each.  Not taken when an argument is a constant
+ * whose square is 0, inf or nan, where the folding of 0 * inf or 0 / 0
+ * (of b*b in a quotient's rule) decides. */
+static bool zero_derivative(ExprCtx *c, const Expr *e, Expr *const *d) {
+    Expr *zero = expr_const(c, 0);
+    for (int i = 0; i < e->nargs; i++) {
+        if (d[i] != zero) return false;
+        const Expr *a = e->args[i];
+        if (expr_is_const(a) && !isnormal(a->value * a->value)) return false;
+    }
+    return true;
+}
+
 static Expr *derive(Deriver *d, Expr *root) {
     Expr *r = hmap_get(d->memo, dkey(d, root));
     if (r) return r;
@@ -94,7 +111,7 @@ static Expr *derive(Deriver *d, Expr *root) {
             if (!da[i]) { vec_push(d->c->scratch, &st, e->args[i]); ready = false; }
         }
         if (!ready) continue;
-        Expr *v = leaf ? d->leafd(d->ud, e) : chain(d->c, e, da);
+        Expr *v = leaf ? d->leafd(d->ud, e) : zero_derivative(d->c, e, da) ? da[0] : chain(d->c, e, da);
         hmap_put(d->memo_arena, d->memo, dkey(d, e), v);
         st.len--;
     }
