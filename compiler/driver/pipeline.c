@@ -60,15 +60,21 @@ static void load_stdlib(Driver *d, Program *p) {
     }
 }
 
-Program *driver_load_libs(Driver *d) {
-    Program *p = sema_new(d->arena, d->in);
+/* The libraries, as a Program in arena a; its source files are always in
+ * the compilation arena (diagnostics print their lines until the end). */
+static Program *load_libs_in(Driver *d, Arena *a) {
+    Program *p = sema_new(a, d->in);
+    p->sources = d->arena;
     if (!d->no_stdlib) load_stdlib(d, p);
     for (uint32_t i = 0; i < d->libs.len; i++) sema_load_path(p, d->libs.data[i]);
     return p;
 }
 
-static Program *load(Driver *d) {
-    Program *p = driver_load_libs(d);
+Program *driver_load_libs(Driver *d) { return load_libs_in(d, d->arena); }
+
+/* libraries and inputs */
+static Program *load(Driver *d, Arena *a) {
+    Program *p = load_libs_in(d, a);
     for (uint32_t i = 0; i < d->inputs.len; i++) sema_load_path(p, d->inputs.data[i]);
     return p;
 }
@@ -143,7 +149,7 @@ static const char *count(Driver *d, unsigned n, const char *what) {
 
 int cmd_check(Driver *d) {
     phase_begin(d->clock, "parse", true);
-    Program *p = load(d);
+    Program *p = load(d, d->arena);
     CheckCtx c = {d, p, 0, 0, 0};
     unsigned load_errors = diag_errors_shown();
     phase_begin(d->clock, "check", true);
@@ -172,18 +178,12 @@ static bool add_initials(Driver *d, FlatModel *m) {
     return ok;
 }
 
-static System *compile_to_system(Driver *d, FlatModel **flat_out) {
-    /* state sets in every FMU: Co-Simulation switches them inside
-     * fmi2DoStep, Model Exchange at events (docs/FMI.md, "State sets") */
-    StructOptions so = {.static_states = false, .no_report = !(d->cmd == CMD_FLATTEN && d->structure)};
-    if (!d->model) {
-        const char *cmd = driver_command_name(d->cmd);
-        fprintf(stderr, "dyadc: error: which component? `dyadc %s` needs --model NAME (or --analysis NAME)\n"
-                        "(run `dyadc help %s` for usage)\n", cmd, cmd);
-        return NULL;
-    }
+/* parse, flatten, units, and the balance check when the structure phase
+ * follows: the FlatModel to structure, or NULL (*flat_out: the one to dump).
+ * The Program and its ASTs are in `ast`. */
+static FlatModel *front_end(Driver *d, Arena *ast, FlatModel **flat_out) {
     phase_begin(d->clock, "parse", true);
-    Program *p = load(d);
+    Program *p = load(d, ast);
     if (diag_error_count()) return NULL;
     Def *def = sema_find(p, d->model);
     if (!def) return NULL;
@@ -197,7 +197,26 @@ static System *compile_to_system(Driver *d, FlatModel **flat_out) {
     if (flat_out) *flat_out = m;
     if (d->cmd == CMD_FLATTEN && !d->structure) return NULL;
     phase_begin(d->clock, "structure", true);
-    if (!flat_check_balance(m, def, false)) return NULL; /* located, with candidates */
+    return flat_check_balance(m, def, false) ? m : NULL; /* located, with candidates */
+}
+
+static System *compile_to_system(Driver *d, FlatModel **flat_out) {
+    /* state sets in every FMU: Co-Simulation switches them inside
+     * fmi2DoStep, Model Exchange at events (docs/FMI.md, "State sets") */
+    StructOptions so = {.static_states = false, .no_report = !(d->cmd == CMD_FLATTEN && d->structure)};
+    if (!d->model) {
+        const char *cmd = driver_command_name(d->cmd);
+        fprintf(stderr, "dyadc: error: which component? `dyadc %s` needs --model NAME (or --analysis NAME)\n"
+                        "(run `dyadc help %s` for usage)\n", cmd, cmd);
+        return NULL;
+    }
+    /* The Program and its ASTs are dead once the model is flattened (the
+     * FlatModel points into the compilation arena and the interner only):
+     * given back before the structure phase. */
+    Arena *ast = arena_new();
+    FlatModel *m = front_end(d, ast, flat_out);
+    arena_free(ast);
+    if (!m) return NULL;
     System *s = structure_with(m, &so);
     phase_end(d->clock);
     return s;

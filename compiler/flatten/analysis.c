@@ -48,7 +48,7 @@ static void read_alg(Flattener *F, Inst *a, FlatSettings *s) {
     Elem *e = inst_elem(a, intern_cstr(F->prog->in, "alg"));
     Val v;
     if (e && e->kind == ELEM_VAR && e->value.expr && e->value.expr->kind == AST_STR && elem_const(F, e, &v))
-        s->alg = v.str;
+        s->alg = intern_cstr(F->prog->in, v.str);
 }
 
 static bool read_settings(Flattener *F, Inst *a, FlatSettings *s) {
@@ -83,7 +83,7 @@ FlatModel *flatten_analysis(Flattener *F, Def *d) {
     }
     FlatSettings s = {0};
     if (!read_settings(F, a, &s)) return NULL;
-    F->m->name = model->def->qname;
+    F->m->name = intern_cstr(F->prog->in, model->def->qname);
     FlatModel *m = flatten_model_of(F, model->def, &model->mods);
     if (m) m->settings = s;
     return m;

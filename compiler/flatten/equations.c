@@ -113,9 +113,12 @@ static void set_attr(Flattener *F, Elem *el, AstNode *mod, Inst *scope, Env *env
     AstNode *val = mod->mod.value;
     if (!val && !mod->mod.has_initial) return;
     if (is_attr(n, "units") || is_attr(n, "displayUnits") || is_attr(n, "quantity")) {
-        if (!str_value(val)) diag_error(mod->span, "`%s` must be a string", n);
-        else if (n[0] == 'u')
-            for (uint32_t i = lo; i < hi; i++) F->m->vars.data[el->var + i].units = str_value(val);
+        const char *units = str_value(val);
+        if (!units) diag_error(mod->span, "`%s` must be a string", n);
+        else if (n[0] == 'u') {
+            units = intern_cstr(F->prog->in, units);   /* the FlatModel points to no AST */
+            for (uint32_t i = lo; i < hi; i++) F->m->vars.data[el->var + i].units = units;
+        }
         return;
     }
     if (is_attr(n, "initial")) {
@@ -312,7 +315,7 @@ static void tr_assert(Flattener *F, Inst *inst, Env *env, AstNode *r) {
     if (!r->assert_.cond) return; /* a syntax error, already reported */
     Expr *c = tr_expr(F, tx_rel(inst, env), r->assert_.cond);
     AstNode *msg = r->assert_.message;
-    const char *text = msg && msg->kind == AST_STR ? msg->str.value : "assertion failed";
+    const char *text = msg && msg->kind == AST_STR ? intern_cstr(F->prog->in, msg->str.value) : "assertion failed";
     if (c) vec_push(F->keep, &F->m->asserts, ((FlatAssert){c, text, r->span}));
 }
 

@@ -235,7 +235,9 @@ const FlatArray *flat_array_of(const FlatModel *m, uint32_t v);
 void flat_mark_inputs(FlatModel *m);
 
 /* Flatten component (or analysis) `d`.  Errors go through diag_*; returns
- * NULL if any.  A parameter without a value stays free (value NULL): it is
+ * NULL if any.  The FlatModel and what it points to live in ctx's arena
+ * and the interner: nothing points into the Program or its ASTs, which the
+ * caller may free afterwards (the driver does).  A parameter without a value stays free (value NULL): it is
  * given at run time (-p), and the runtime refuses to start without it. */
 FlatModel *flatten(Program *p, Def *d, ExprCtx *ctx);
 

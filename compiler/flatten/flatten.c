@@ -38,7 +38,7 @@ static void flattener_init(Flattener *F, Program *p, ExprCtx *ctx) {
     F->work_limit = work_limit;
     F->no_templates = scalarize_all;
     F->arena = arena_new();
-    F->keep = p->arena;
+    F->keep = expr_ctx_arena(ctx); /* the FlatModel lives with its expressions */
     F->ctx = ctx;
     Interner *in = p->in;
     F->s_der = intern_cstr(in, "der");
@@ -87,7 +87,7 @@ FlatModel *flatten(Program *p, Def *d, ExprCtx *ctx) {
     flattener_init(&F, p, ctx);
     F.m = ARENA_NEW(F.keep, FlatModel);
     F.m->ctx = ctx;
-    F.m->name = d->qname;
+    F.m->name = intern_cstr(p->in, d->qname); /* the FlatModel points to no AST (driver: freed) */
     FlatModel *m = d->node->kind == AST_ANALYSIS ? flatten_analysis(&F, d) : flatten_from(&F, d, NULL);
     arena_free(F.arena); /* the instance tree and the temporaries: m points only into F.keep */
     return m;

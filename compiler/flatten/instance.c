@@ -377,7 +377,8 @@ static void new_flat_vars(Flattener *F, Inst *inst, Elem *e) {
     FlatVar v = {0};
     const char *base = inst_child_path(F, inst, e->name);
     v.span = e->decl->span;
-    v.doc = ast_trivia(e->decl)->doc;
+    const char *doc = ast_trivia(e->decl)->doc;
+    v.doc = doc ? intern_cstr(F->prog->in, doc) : NULL; /* no pointer into the AST */
     v.min = -__builtin_inf();
     v.max = __builtin_inf();
     v.top_conn = inst == F->top || (inst->is_connector && inst->parent == F->top);

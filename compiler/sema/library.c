@@ -30,6 +30,7 @@ static Library *lib_new(Program *p, Library *parent, Sym name) {
 Program *sema_new(Arena *a, Interner *in) {
     Program *p = ARENA_NEW(a, Program);
     p->arena = a;
+    p->sources = a;
     p->in = in;
     p->root = lib_new(p, NULL, NULL);
     return p;
@@ -77,7 +78,7 @@ static void add_defs(Program *p, Library *lib, AstFile *f) {
 }
 
 static void load_file(Program *p, Library *lib, const char *path) {
-    SrcFile *src = src_load(p->arena, path);
+    SrcFile *src = src_load(p->sources, path);
     if (src) add_defs(p, lib, parse_file(p->arena, p->in, src));
 }
 
@@ -197,7 +198,7 @@ static Sym library_name(Program *p, const char *dir, size_t len) {
 
 bool sema_load_path(Program *p, const char *path) {
     if (!is_dir(path)) {
-        SrcFile *src = src_load(p->arena, path);
+        SrcFile *src = src_load(p->sources, path);
         if (!src) return false;
         add_defs(p, p->root, parse_file(p->arena, p->in, src));
         return true;

@@ -43,7 +43,12 @@ struct Library {
 };
 
 typedef struct Program {
-    Arena *arena;
+    Arena *arena;       /* the libraries, definitions and ASTs */
+    Arena *sources;     /* where source files are loaded (sema_new: arena); a
+                           Program in an arena of its own (the driver frees it
+                           once the model is flattened) keeps its sources in
+                           the compilation arena, for the diagnostics of the
+                           later phases */
     Interner *in;
     Library *root;
     Vec(AstFile *) files;

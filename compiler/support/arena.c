@@ -216,27 +216,23 @@ uint64_t hash_mix(uint64_t h, uint64_t x) {
 static uint32_t hmap_slot(const HashMap *m, uint64_t key) {
     uint32_t mask = m->cap - 1;
     uint32_t i = (uint32_t)((key * 0x9e3779b97f4a7c15ull) >> (64 - __builtin_ctz(m->cap)));
-    while (m->keys[i] && m->keys[i] != key) i = (i + 1) & mask;
+    while (m->slots[i].key && m->slots[i].key != key) i = (i + 1) & mask;
     return i;
 }
 
 void *hmap_get(const HashMap *m, uint64_t key) {
     if (!m->cap) return NULL;
-    uint32_t i = hmap_slot(m, key);
-    return m->keys[i] ? m->vals[i] : NULL;
+    return m->slots[hmap_slot(m, key)].val;   /* an empty slot's is NULL */
 }
 
 static void hmap_rehash(Arena *a, HashMap *m, uint32_t cap) {
-    HashMap n = {ARENA_ARRAY(a, uint64_t, cap), ARENA_ARRAY(a, void *, cap), 0, cap};
+    HashMap n = {ARENA_ARRAY(a, HashSlot, cap), 0, cap};
     for (uint32_t i = 0; i < m->cap; i++)
-        if (m->keys[i]) {
-            uint32_t j = hmap_slot(&n, m->keys[i]);
-            n.keys[j] = m->keys[i];
-            n.vals[j] = m->vals[i];
+        if (m->slots[i].key) {
+            n.slots[hmap_slot(&n, m->slots[i].key)] = m->slots[i];
             n.len++;
         }
-    arena_release(a, m->keys, sizeof(uint64_t) * m->cap);
-    arena_release(a, m->vals, sizeof(void *) * m->cap);
+    arena_release(a, m->slots, sizeof(HashSlot) * m->cap);
     *m = n;
 }
 
@@ -245,16 +241,15 @@ static void hmap_rehash(Arena *a, HashMap *m, uint32_t cap) {
  * rehashed most of them twice. */
 void hmap_put(Arena *a, HashMap *m, uint64_t key, void *val) {
     if ((m->len + 1) * 2 > m->cap) hmap_rehash(a, m, m->cap ? m->cap * 2 : 64);
-    uint32_t i = hmap_slot(m, key);
-    if (!m->keys[i]) {
-        m->keys[i] = key;
+    HashSlot *s = &m->slots[hmap_slot(m, key)];
+    if (!s->key) {
+        s->key = key;
         m->len++;
     }
-    m->vals[i] = val;
+    s->val = val;
 }
 
 void hmap_release(Arena *a, HashMap *m) {
-    arena_release(a, m->keys, sizeof(uint64_t) * m->cap);
-    arena_release(a, m->vals, sizeof(void *) * m->cap);
+    arena_release(a, m->slots, sizeof(HashSlot) * m->cap);
     *m = (HashMap){0};
 }

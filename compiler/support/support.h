@@ -73,9 +73,13 @@ Sym intern_cstr(Interner *in, const char *s);
 
 /* ---------- hash map: pointer/integer key -> pointer value ---------- */
 
+typedef struct HashSlot {
+    uint64_t key;     /* 0 = empty slot; callers never use key 0 */
+    void *val;
+} HashSlot;
+
 typedef struct HashMap {
-    uint64_t *keys;   /* 0 = empty slot; callers never use key 0 */
-    void **vals;
+    HashSlot *slots;  /* [cap]: key and value side by side, one cache line per probe */
     uint32_t len, cap;
 } HashMap;
 
