@@ -15,6 +15,7 @@
 typedef struct Fmt {
     FILE *out;
     const SrcFile *src;   /* verbatim spellings (ast_text) */
+    int depth;            /* ( and [ open on the current line (put counts them) */
 } Fmt;
 
 static void expr(Fmt *f, const AstNode *e, int min);
@@ -46,7 +47,10 @@ static int level(const AstNode *e) {
     }
 }
 
-static void put(Fmt *f, const char *s) { fputs(s, f->out); }
+static void put(Fmt *f, const char *s) {
+    fputs(s, f->out);
+    for (; *s; s++) f->depth += (*s == '(' || *s == '[') - (*s == ')' || *s == ']');
+}
 
 static void put_span(Fmt *f, Span sp) {
     uint32_t len;
@@ -125,7 +129,7 @@ static void expr_inner(Fmt *f, const AstNode *e) {
     case AST_NUM: case AST_STR: put_span(f, e->span); break;
     case AST_BOOL: put(f, e->boolean.value ? "true" : "false"); break;
     case AST_IDENT: put(f, e->ident.name); break;
-    case AST_END: put(f, "end"); break;
+    case AST_END: put(f, f->depth > 0 ? "end" : "(end)"); break; /* outside brackets `end` closes a block */
     case AST_COLON: put(f, ":"); break;
     case AST_MISSING: put(f, "missing"); break;
     case AST_FIELD:
@@ -609,7 +613,7 @@ static void item(Fmt *f, const AstNode *n) {
 }
 
 void ast_format(FILE *out, const AstFile *file) {
-    Fmt f = {out, file->src};
+    Fmt f = {out, file->src, 0};
     for (uint32_t i = 0; i < file->items.len; i++) {
         if (i) put(&f, "\n");
         item(&f, file->items.items[i]);
