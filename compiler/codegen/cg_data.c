@@ -27,10 +27,7 @@
  * that happens to end in 0 would go to a mergeable string section, where
  * its alignment is not kept). */
 static LLVMValueRef data_global(Cg *g, const char *name, LLVMValueRef init, unsigned align) {
-    LLVMValueRef gv = LLVMAddGlobal(g->mod, LLVMTypeOf(init), name);
-    LLVMSetInitializer(gv, init);
-    LLVMSetGlobalConstant(gv, 1);
-    LLVMSetLinkage(gv, LLVMPrivateLinkage);
+    LLVMValueRef gv = cg_private_constant(g, name, init);
     LLVMSetAlignment(gv, align);
     return gv;
 }

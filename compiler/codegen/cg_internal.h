@@ -195,6 +195,8 @@ int32_t cg_leaf_stride(const Cg *g, const Expr *e);
 /* cg_data.c: tables as byte strings, name lists filled at load time by
  * CG_NAMES_INIT (a constructor; cg_jit.c calls it itself) */
 #define CG_NAMES_INIT "dyad_names_init"
+/* a constant private global (cg_module.c) */
+LLVMValueRef cg_private_constant(Cg *g, const char *name, LLVMValueRef init);
 LLVMValueRef cg_table(Cg *g, const char *name, const void *elems, uint32_t n, unsigned size);
 LLVMValueRef cg_names(Cg *g, const char *name, const char *const *names, uint32_t n);
 void cg_emit_names_init(Cg *g);

@@ -146,11 +146,17 @@ static int check_layout(LLVMTargetDataRef td, LLVMTypeRef t, const size_t *offs,
 
 static LLVMValueRef null_ptr(Cg *g) { return LLVMConstNull(g->t_ptr); }
 
-static LLVMValueRef const_global(Cg *g, const char *name, LLVMValueRef init) {
+LLVMValueRef cg_private_constant(Cg *g, const char *name, LLVMValueRef init) {
     LLVMValueRef gv = LLVMAddGlobal(g->mod, LLVMTypeOf(init), name);
     LLVMSetInitializer(gv, init);
     LLVMSetGlobalConstant(gv, 1);
     LLVMSetLinkage(gv, LLVMPrivateLinkage);
+    return gv;
+}
+
+/* mergeable: its address is never compared */
+static LLVMValueRef const_global(Cg *g, const char *name, LLVMValueRef init) {
+    LLVMValueRef gv = cg_private_constant(g, name, init);
     LLVMSetUnnamedAddress(gv, LLVMGlobalUnnamedAddr);
     return gv;
 }

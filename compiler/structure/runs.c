@@ -200,25 +200,9 @@ static Expr *ren_leaf(void *ud, Expr *leaf) {
     return expr_leaf(p->t->c, EXPR_VAR, p->to[lo]);
 }
 
-/* by direct recursion over a small tree, the constructor calls of
- * expr_subst without its memo table; NULL after `*budget` nodes */
-static Expr *ren_tree(Ren *p, Expr *e, int *budget) {
-    if (--*budget < 0) return NULL;
-    if (!e->nargs) return ren_leaf(p, e);
-    Expr *a[3] = {0};
-    bool same = true;
-    for (int i = 0; i < e->nargs; i++) {
-        if (!(a[i] = ren_tree(p, e->args[i], budget))) return NULL;
-        same &= a[i] == e->args[i];
-    }
-    return same ? e : expr_with_args(p->t->c, e, a);
-}
-
 static Expr *ren_expr(Ren *p, Expr *e) {
     if (!e) return NULL;
-    int budget = 256;
-    Expr *r = ren_tree(p, e, &budget);
-    return r ? r : expr_subst(p->t->c, e, ren_leaf, p);
+    return expr_subst_small(p->t->c, e, ren_leaf, p, 256);
 }
 
 bool st_run_apply(St *t, const StRun *r, StRunOut *o) {

@@ -113,27 +113,10 @@ static Expr *inst_leaf(void *ud, Expr *leaf) {
     return leaf;
 }
 
-/* The instance by direct recursion over the (small) template tree, the
- * same constructor calls as expr_subst without its memo table; NULL after
- * `*budget` nodes (expr_subst then). */
-static Expr *inst_tree(Inst *p, Expr *e, int *budget) {
-    if (--*budget < 0) return NULL;
-    if (e->kind == EXPR_AT || !e->nargs) return inst_leaf(p, e);
-    Expr *a[3] = {0};
-    bool same = true;
-    for (int i = 0; i < e->nargs; i++) {
-        if (!(a[i] = inst_tree(p, e->args[i], budget))) return NULL;
-        same &= a[i] == e->args[i];
-    }
-    return same ? e : expr_with_args(p->t->c, e, a);
-}
-
 Expr *st_tmpl_residual(St *t, const StTmpl *k, uint32_t inst, const uint32_t *var) {
     Inst p = {t, k, var, {0}};
     int64_t iv[EXPR_MAXIDX];
     flat_dom_point(k->q->dom, inst, iv);
     for (uint32_t i = 0; i < k->q->dom->nd; i++) p.iv[i] = expr_const(t->c, (double)iv[i]);
-    int budget = 256;
-    Expr *r = inst_tree(&p, k->res, &budget);
-    return r ? r : expr_subst(t->c, k->res, inst_leaf, &p);
+    return expr_subst_small(t->c, k->res, inst_leaf, &p, 256);
 }

@@ -195,6 +195,9 @@ Expr *expr_with_args(ExprCtx *c, Expr *e, Expr *const *a);
  * itself).  Memoized per call; shared subexpressions are rebuilt once. */
 typedef Expr *(*ExprLeafMap)(void *ud, Expr *leaf);
 Expr *expr_subst(ExprCtx *c, Expr *e, ExprLeafMap map, void *ud);
+/* The same result without the memo table, walking e as a tree, for the many
+ * small expressions of a run or a template (expr_subst beyond `budget` nodes). */
+Expr *expr_subst_small(ExprCtx *c, Expr *e, ExprLeafMap map, void *ud, int budget);
 /* The same, calling `watch(ud, old, new)` for every operator node of e with
  * the node that replaces it (new == old when nothing below changed). */
 typedef void (*ExprNodeWatch)(void *ud, Expr *old, Expr *new_);

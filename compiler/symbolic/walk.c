@@ -101,6 +101,29 @@ Expr *expr_subst_watch(ExprCtx *c, Expr *e, ExprLeafMap map, void *ud, ExprNodeW
     return r;
 }
 
+/* expr_subst by direct recursion, without the memo table: the same leaf
+ * rule and constructor calls; NULL after `*budget` nodes (repeats counted) */
+static Expr *subst_tree(ExprCtx *c, Expr *e, ExprLeafMap map, void *ud, int *budget) {
+    if (--*budget < 0) return NULL;
+    if (!e->nargs) return (e->kind == EXPR_CONST || e->kind == EXPR_TIME) ? e : map(ud, e);
+    if (e->kind == EXPR_AT) {
+        Expr *r = map(ud, e);
+        if (r != e) return r;
+    }
+    Expr *a[3] = {0};
+    bool same = true;
+    for (int i = 0; i < e->nargs; i++) {
+        if (!(a[i] = subst_tree(c, e->args[i], map, ud, budget))) return NULL;
+        same &= a[i] == e->args[i];
+    }
+    return same ? e : expr_with_args(c, e, a);
+}
+
+Expr *expr_subst_small(ExprCtx *c, Expr *e, ExprLeafMap map, void *ud, int budget) {
+    Expr *r = subst_tree(c, e, map, ud, &budget);
+    return r ? r : expr_subst(c, e, map, ud);
+}
+
 static Expr *keep_leaf(void *ud, Expr *leaf) { (void)ud; return leaf; }
 
 /* Post-order like postorder(), but `pre` is asked about each node (once)
