@@ -226,6 +226,7 @@ int cmd_flatten(Driver *d) {
     FlatModel *m = NULL;
     System *s = compile_to_system(d, &m);
     if (diag_error_count() || !m) return 1;
+    if (d->structure && s) sys_expand(s);   /* the dump prints every row (system.h) */
     if (d->structure && s) struct_dump(stdout, s);
     else flat_dump(stdout, m);
     return 0;
@@ -240,6 +241,7 @@ static void codegen_step(void *ctx, const char *step) {
 static System *compile_for_code(Driver *d, CgOptions *o) {
     System *s = compile_to_system(d, NULL);
     if (!s || diag_error_count()) return NULL;
+    sys_expand(s);   /* codegen reads the scalar lists */
     expr_ctx_seal(s->ctx);   /* codegen only reads the expressions */
     cg_options_init(o);
     o->opt_level = d->opt_level;
@@ -329,6 +331,7 @@ static int fmu_write(Driver *d, OutFile *out) {
     FmiExport x = {.model_identifier = fmi_identifier(d->arena, d->output), .version = DYADC_VERSION};
     if (fmu_kind(d, &x)) return 1;
     phase_begin(d->clock, "fmi", true);
+    sys_expand(s);   /* modelDescription's dependencies read every row (fmi/depend.c) */
     char *xml = NULL;
     size_t len = 0;
     FILE *mem = open_memstream(&xml, &len);

@@ -32,7 +32,9 @@ static System *compile_case(Driver *d, Program *p, TestCase *c) {
     }
     flat_check_units(m, d->werror_units);
     if (diag_error_count() > errors || !flat_check_balance(m, c->def, false)) return NULL;
-    return structure(m);
+    System *s = structure(m);
+    if (s) sys_expand(s);   /* codegen reads the scalar lists */
+    return s;
 }
 
 /* ---------- golden files ---------- */

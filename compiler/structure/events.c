@@ -110,6 +110,7 @@ static Expr *relation_g(Ev *v, Expr *e, bool *pos) {
 /* Every distinct relation below root, in DFS pre-order (nodes visited once
  * across all roots), gets its event. */
 static void collect(Ev *v, Expr *root) {
+    if (!root) return; /* a row of a loop item: its template holds no relation (runs.c) */
     Arena *a = v->t->arena;
     ExprVec *st = &v->st;
     st->len = 0;
@@ -182,9 +183,12 @@ void struct_events(St *t) {
     memcpy(all, s->zc + ns, sizeof *all * nrel);
     memcpy(all + nrel, s->resid, sizeof *all * s->ny);
     memcpy(all + nrel + s->ny, s->out, sizeof *all * s->nout);
+    for (uint32_t r = 0; r < s->ny; r++)   /* rows of loop items (NULL) stay so */
+        if (!s->resid[r]) all[nrel + r] = expr_const(t->c, 0);
     expr_replace(t->c, all, n, to_mode, &v);
     memcpy(s->zc + ns, all, sizeof *all * nrel);
-    memcpy(s->resid, all + nrel, sizeof *all * s->ny);
+    for (uint32_t r = 0; r < s->ny; r++)
+        if (s->resid[r]) s->resid[r] = all[nrel + r];
     memcpy(s->out, all + nrel + s->ny, sizeof *all * s->nout);
     arena_release(t->arena, all, sizeof *all * n);
     arena_release(t->arena, v.mark, v.nmark);

@@ -357,10 +357,12 @@ static void reach_from(St *t, const U32Vec *rows_of_p, uint32_t h, unsigned char
     for (uint32_t i = 0; i < rows_of_p[h].len; i++) vec_push(t->arena, q, rows_of_p[h].data[i]);
     for (uint32_t i = 0; i < q->len; i++) {
         ExprVec l = {0};
-        expr_leaves(t->c, s->resid[q->data[i]], EXPR_Y, &l);
-        expr_leaves(t->c, s->resid[q->data[i]], EXPR_YP, &l);
+        SysAt at;   /* a row of a loop item: its template read at the instance */
+        Expr *row = sys_resid_at(s, q->data[i], &at);
+        expr_leaves(t->c, row, EXPR_Y, &l);
+        expr_leaves(t->c, row, EXPR_YP, &l);
         for (uint32_t k = 0; k < l.len; k++) {
-            uint32_t col = l.data[k]->index;
+            uint32_t col = sys_at_index(&at, l.data[k]);
             unsigned char bit = l.data[k]->kind == EXPR_YP ? 2 : 1;
             if (bit == 1 && s->y_is_diff[col]) continue; /* a state keeps its value at an event */
             if (reached[col] & bit) continue;
@@ -393,8 +395,9 @@ static unsigned char *dependencies(St *t) {
     U32Vec *rows_of_p = ARENA_ARRAY(t->arena, U32Vec, s->np + 1);
     for (uint32_t r = 0; r < s->ny; r++) {
         ExprVec l = {0};
-        expr_leaves(t->c, s->resid[r], EXPR_P, &l);
-        for (uint32_t k = 0; k < l.len; k++) vec_push(t->arena, &rows_of_p[l.data[k]->index], r);
+        SysAt at;
+        expr_leaves(t->c, sys_resid_at(s, r, &at), EXPR_P, &l);
+        for (uint32_t k = 0; k < l.len; k++) vec_push(t->arena, &rows_of_p[sys_at_index(&at, l.data[k])], r);
     }
     unsigned char *reached = ARENA_ARRAY(t->arena, unsigned char, s->ny + 1);
     unsigned char *held = ARENA_ARRAY(t->arena, unsigned char, s->np + 1);

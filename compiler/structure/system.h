@@ -195,6 +195,39 @@ typedef struct SysStateSet {
     uint32_t mode_first, jac_first, cand_first, state_first;
 } SysStateSet;
 
+/* A loop item of the residual (docs/ARCHITECTURE.md, "Arrays", stage 3
+ * step 3): `count` consecutive residual rows row .. row + count - 1 that
+ * are one row template read at shifted slots, the rows of a run of like
+ * template instances.  Row row + j is `res` with every leaf leaf[i] (a Y,
+ * YP or P leaf of res) read at index leaf[i]->index + j * stride[i]; every
+ * other leaf (TIME, constants) as it is.  So row row + j is exactly the
+ * Expr sys_expand builds by that renaming (the same tree the scalar path
+ * builds for it).  Its Jacobian entries: nent per row, one per distinct
+ * column of res in jac_row's order; entry e of row row + j is in column
+ * col[e] + j * col_stride[e], its derivatives are dy[e], dyp[e] read like
+ * res, and it is stored at CSC position jac_pos[j * nent + e] (the
+ * positions are not affine where the band meets an edge).  For those rows
+ * and positions resid[] and jac_dy/jac_dyp[] are NULL until sys_expand. */
+typedef struct SysLoop {
+    uint32_t row, count;          /* rows row .. row + count - 1 */
+    Expr *res;                    /* row `row`, over Y, YP, P, TIME (no MODE) */
+    uint32_t nleaf;
+    Expr **leaf;                  /* [nleaf] the distinct Y, YP, P leaves of res */
+    int32_t *stride;              /* [nleaf] index step per row */
+    uint32_t nent;
+    uint32_t *col;                /* [nent] column of entry e in row `row` */
+    int32_t *col_stride;          /* [nent] */
+    Expr **dy, **dyp;             /* [nent] dres/dy_col, dres/dy'_col */
+    int32_t *jac_pos;             /* [count * nent] CSC positions */
+} SysLoop;
+
+/* Where an Expr of the System is read (sys_jac_at): `loop` NULL for a
+ * scalar item, else instance j of that loop. */
+typedef struct SysAt {
+    const SysLoop *loop;
+    uint32_t j;
+} SysAt;
+
 typedef struct System {
     ExprCtx *ctx;
     const char *model_name;       /* qualified name */
@@ -229,6 +262,10 @@ typedef struct System {
     int32_t *jac_rowidx;          /* [jac_nnz] */
     Expr **jac_dy;                /* [jac_nnz] dF_row/dy_col */
     Expr **jac_dyp;               /* [jac_nnz] dF_row/dy'_col; J = dy + cj*dyp */
+    /* rows given as loop items (SysLoop above), ascending row, disjoint;
+     * their resid[] and jac_dy/jac_dyp[] entries are NULL */
+    uint32_t nloops;
+    SysLoop *loops;               /* [nloops] */
 
     /* the BLT block sequence of F (see above) */
     uint32_t nblocks;
@@ -371,5 +408,20 @@ typedef struct System {
     uint32_t *init_block_rows;    /* [init_n] */
     uint32_t *init_block_cols;    /* [init_n] */
 } System;
+
+/* sysloop.c (structure library): the loop items as the scalar lists.
+ * sys_expand fills resid[] and jac_dy/jac_dyp[] of every loop's rows and
+ * entries (the Exprs the scalar path has there) and leaves nloops = 0: for
+ * a consumer that wants every row as an Expr (dumps, FMI); it needs an
+ * unsealed context.  O(size of the expanded rows). */
+void sys_expand(System *s);
+/* The residual row r as a template and where it is read: resid[r] with
+ * at->loop NULL, or the loop's res at instance at->j. */
+Expr *sys_resid_at(const System *s, uint32_t r, SysAt *at);
+/* Jacobian entry k (CSC position), its dF/dy (dyp false) or dF/dy'
+ * template, and where it is read. */
+Expr *sys_jac_at(const System *s, uint32_t k, bool dyp, SysAt *at);
+/* The index a leaf of a template (Y, YP, P) has where at says it is read. */
+uint32_t sys_at_index(const SysAt *at, const Expr *leaf);
 
 #endif

@@ -144,13 +144,16 @@ static unsigned char ode_block_flags(const System *s, uint32_t b, const int32_t 
         for (int32_t e = s->jac_colptr[j]; e < s->jac_colptr[j + 1]; e++) {
             if (row_block[s->jac_rowidx[e]] != (int32_t)b) continue;
             leaves->len = 0;
-            expr_leaves_any(s->ctx, s->y_is_diff[j] ? s->jac_dyp[e] : s->jac_dy[e], leaves);
+            SysAt at;   /* an entry of a loop item: its template, leaves read at the instance */
+            expr_leaves_any(s->ctx, sys_jac_at(s, (uint32_t)e, s->y_is_diff[j], &at), leaves);
             for (uint32_t i = 0; i < leaves->len; i++) {
                 const Expr *x = leaves->data[i];
-                bool unknown = (x->kind == EXPR_Y && !s->y_is_diff[x->index]) || x->kind == EXPR_YP;
+                if (x->kind != EXPR_Y && x->kind != EXPR_YP) continue;
+                uint32_t xi = sys_at_index(&at, x);
+                bool unknown = (x->kind == EXPR_Y && !s->y_is_diff[xi]) || x->kind == EXPR_YP;
                 if (!unknown) continue;
                 flags &= (unsigned char)~SYS_ODE_KNOWN;
-                if (mark[x->index] == b + 1) return 0;
+                if (mark[xi] == b + 1) return 0;
             }
         }
     }
@@ -175,7 +178,9 @@ static uint32_t ode_levels(const System *s, Arena *a, const uint32_t *blt_ptr, c
         for (uint32_t k = blt_ptr[b]; k < blt_ptr[b + 1]; k++) {
             uint32_t j = blt_cols[k];
             for (int32_t e = s->jac_colptr[j]; e < s->jac_colptr[j + 1]; e++) {
-                if (s->y_is_diff[j] && s->jac_dyp[e]->kind == EXPR_CONST && s->jac_dyp[e]->value == 0) continue;
+                SysAt at;   /* a template is the constant 0 where its instance is */
+                const Expr *dyp = s->y_is_diff[j] ? sys_jac_at(s, (uint32_t)e, true, &at) : NULL;
+                if (dyp && dyp->kind == EXPR_CONST && dyp->value == 0) continue;
                 uint32_t d = (uint32_t)row_block[s->jac_rowidx[e]];
                 if (d == b) continue;
                 edst[ne++] = d;
