@@ -59,10 +59,23 @@ typedef struct CgFnSpec {
 
 #define CG_LEAF(kind) (1u << (kind))
 
+/* A loop item of the System (SysLoop) as emitted (cg_loop.c): `period`
+ * consecutive items, each pointing to this, are one iteration, run `count`
+ * times; a leaf of the loop (sl->leaf[i]) is read at index + j * stride[i];
+ * item r of iteration j is stored at dest_index + dest_stride * j, or, with
+ * a scatter table, at scatter[j * period + r]. */
+typedef struct CgLoopItem {
+    const SysLoop *sl;
+    uint32_t count;
+    uint16_t period;
+    int32_t dest_stride;
+    LLVMValueRef scatter;      /* i32 table (a private global of the main module), or NULL */
+} CgLoopItem;
+
 /* One stored value: dest[dest_index] = a + cj*b.  a or b NULL = absent
  * term.  guard_given: store only where !given[dest_index] (param
  * defaults).  copy_arg >= 0: the value is arg[copy_arg][copy_index]
- * instead (init_finish). */
+ * instead (init_finish).  loop: part of a loop item (above). */
 typedef struct CgItem {
     Expr *a, *b;
     uint32_t dest_index;
@@ -70,6 +83,7 @@ typedef struct CgItem {
     uint8_t guard_given;
     int8_t copy_arg;           /* CgArg or -1 */
     uint32_t copy_index;
+    const CgLoopItem *loop;    /* NULL, or the loop item it is part of */
 } CgItem;
 
 /* a name list whose pointer array dyad_names_init fills (cg_data.c) */
@@ -183,7 +197,8 @@ LLVMValueRef cg_item_value(Cg *g, const CgItem *it);
 #define CG_LOOP_MAX_PERIOD 512 /* items per loop iteration */
 
 /* cg_loop.c: runs of items of one shape (run[k] items from k, period[k]
- * per iteration; 0 = no run at k), their strides, one loop */
+ * per iteration; 0 = no run at k), their strides, one loop.  Loop items
+ * (CgItem.loop) are planned as given, also with CgOptions.no_loops. */
 void cg_plan_loops(Cg *g, const CgItem *items, uint32_t n, uint32_t *run,
                    uint16_t *period);
 bool cg_loop_strides(Cg *g, const CgItem *items, uint32_t k0, uint32_t period, int32_t *dest_stride);

@@ -22,6 +22,11 @@
  * the band width) covers them.  Two leaves that coincide in one item but
  * not in the first would change the back references, so they break the run.
  *
+ * Loop items of the System (SysLoop: the rows of a run, stage 3 step 3 of
+ * docs/ARCHITECTURE.md "Arrays") come as one iteration's items with their
+ * count and strides (CgItem.loop): they are not planned, only emitted by
+ * the same loop emitter.
+ *
  * Only plain items qualify (not a copy, not guarded by `given`), with at most
  * LOOP_MAX_NODES nodes.  Periods: every one up to 16, and longer ones where
  * an item's shape recurs (best_run).  In ASSERT functions the loop keeps the first
@@ -89,7 +94,7 @@ static bool serialize(Cg *g, LoopPlan *lp, Expr *root, uint32_t *count) {
 static void shape_item(Cg *g, LoopPlan *lp, const CgItem *it, Shape *sh) {
     sh->tok_off = lp->tok.len;
     sh->idx_off = lp->idx.len;
-    sh->ok = it->copy_arg < 0 && !it->guard_given;
+    sh->ok = it->copy_arg < 0 && !it->guard_given && !it->loop;
     lp->stamp++;
     uint32_t count = 0;
     vec_push(g->arena, &lp->tok, (uint64_t)(it->a != NULL) | (uint64_t)(it->b != NULL) << 1 |
@@ -170,9 +175,19 @@ static uint32_t best_run(Cg *g, const LoopPlan *lp, const uint32_t *next, const 
     return best;
 }
 
+/* The loop items: given, not planned */
+static void plan_loop_items(const CgItem *items, uint32_t n, uint32_t *run, uint16_t *period) {
+    for (uint32_t k = 0; k < n;) {
+        if (!items[k].loop) { k++; continue; }
+        run[k] = period[k] = items[k].loop->period;
+        k += run[k];
+    }
+}
+
 void cg_plan_loops(Cg *g, const CgItem *items, uint32_t n, uint32_t *run,
                    uint16_t *period) {
     memset(run, 0, sizeof *run * n);
+    plan_loop_items(items, n, run, period);
     if (n < LOOP_MIN_ITEMS || g->opt->no_loops) return;
     LoopPlan lp = {.shape = ARENA_ARRAY(g->arena, Shape, n),
                    .seen = ARENA_ARRAY(g->arena, uint32_t, g->nnodes + 1),
@@ -185,6 +200,7 @@ void cg_plan_loops(Cg *g, const CgItem *items, uint32_t n, uint32_t *run,
     }
     next_same(g, &lp, n, next);
     for (uint32_t k = 0; k < n;) {
+        if (items[k].loop) { k += run[k]; continue; }
         uint32_t bp, best = best_run(g, &lp, next, tokpre, k, n, &bp);
         if (best < LOOP_MIN_ITEMS) { k++; continue; }
         run[k] = best;
@@ -242,8 +258,21 @@ static bool root_strides(Cg *g, Expr *ra, Expr *rb) {
     return true;
 }
 
+/* a loop item's strides: given with it (leaves that no item reads have no node) */
+static bool loop_item_strides(Cg *g, const CgLoopItem *l, int32_t *dest_stride) {
+    for (uint32_t i = 0; i < l->sl->nleaf; i++) {
+        uint32_t k = cg_node(g, l->sl->leaf[i]);
+        if (!k) continue;
+        g->loop_stride[k] = l->sl->stride[i];
+        g->stride_stamp[k] = g->loop_gen;
+    }
+    for (uint32_t r = 0; r < l->period; r++) dest_stride[r] = l->dest_stride;
+    return true;
+}
+
 bool cg_loop_strides(Cg *g, const CgItem *items, uint32_t k0, uint32_t period, int32_t *dest_stride) {
     g->loop_gen++;
+    if (items[k0].loop) return loop_item_strides(g, items[k0].loop, dest_stride);
     for (uint32_t r = 0; r < period; r++) {
         const CgItem *a = &items[k0 + r], *b = &items[k0 + period + r];
         dest_stride[r] = (int32_t)((int64_t)b->dest_index - (int64_t)a->dest_index);
@@ -258,7 +287,9 @@ int32_t cg_leaf_stride(const Cg *g, const Expr *e) {
 }
 
 /* A loop in fn, from the builder's current block: for j in [0,
- * count/period) the items of one iteration, each stored at dest + stride*j
+ * count/period) -- a loop item: its count -- the items of one iteration,
+ * each stored at dest + stride*j (a loop item with a scatter table: at
+ * scatter[j*period + r])
  * (strides from cg_loop_strides).  Leaves the builder in the block after
  * the loop and returns what the loop adds to the function's result: STATUS
  * the i1 "some value was NaN", ASSERT the i32 1 + number of the first item
@@ -291,12 +322,18 @@ LLVMValueRef cg_emit_loop(Cg *g, const CgFnSpec *spec, const CgItem *items, uint
             continue;
         }
         LLVMValueRef idx = cg_loop_index(g, it->dest_index, dstride[r]);
+        if (it->loop && it->loop->scatter) { /* idx = scatter[j * period + r] */
+            LLVMValueRef at = cg_loop_index(g, r, (int32_t)period);
+            LLVMValueRef p = LLVMBuildInBoundsGEP2(g->bld, g->t_i32, it->loop->scatter, &at, 1, "");
+            idx = LLVMBuildLoad2(g->bld, g->t_i32, p, "");
+        }
         LLVMBuildStore(g->bld, v, LLVMBuildInBoundsGEP2(g->bld, g->t_f64, g->args[it->dest_arg], &idx, 1, ""));
         if (spec->ret == CG_RET_STATUS)
             acc = LLVMBuildOr(g->bld, acc, LLVMBuildFCmp(g->bld, LLVMRealUNO, v, v, ""), "");
     }
     LLVMValueRef jn = LLVMBuildAdd(g->bld, j, LLVMConstInt(g->t_i32, 1, 0), "");
-    LLVMValueRef more = LLVMBuildICmp(g->bld, LLVMIntULT, jn, LLVMConstInt(g->t_i32, count / period, 0), "");
+    uint32_t iters = items[first].loop ? items[first].loop->count : count / period;
+    LLVMValueRef more = LLVMBuildICmp(g->bld, LLVMIntULT, jn, LLVMConstInt(g->t_i32, iters, 0), "");
     LLVMBasicBlockRef last = LLVMGetInsertBlock(g->bld);
     LLVMBuildCondBr(g->bld, more, body, done);
     LLVMValueRef jin[2] = {LLVMConstInt(g->t_i32, 0, 0), jn};

@@ -339,13 +339,52 @@ static Expr *nonzero(Expr **list, uint32_t k) {
     return list[k];
 }
 
+/* The entries of the scalar rows (CSC order), then each loop item's
+ * (system.h: their jac_dy/jac_dyp are NULL), stored through its
+ * jac_pos table. */
 static LLVMValueRef jacobian_fn(Cg *g, const System *s) {
-    CgItem *it = new_items(g, s->jac_nnz);
+    uint32_t n = 0;
+    for (uint32_t k = 0; k < s->nloops; k++) n += s->loops[k].nent;
+    CgItem *it = new_items(g, s->jac_nnz + n);
+    n = 0;
     for (uint32_t k = 0; k < s->jac_nnz; k++) {
-        it[k] = item(nonzero(s->jac_dy, k), CG_ARG_OUT, k);
-        it[k].b = nonzero(s->jac_dyp, k);
+        if (s->nloops && !s->jac_dy[k] && !s->jac_dyp[k]) continue;
+        it[n] = item(nonzero(s->jac_dy, k), CG_ARG_OUT, k);
+        it[n++].b = nonzero(s->jac_dyp, k);
     }
-    return cg_emit_function(g, &spec_jac, it, s->jac_nnz);
+    for (uint32_t k = 0; k < s->nloops; k++) {
+        const SysLoop *l = &s->loops[k];
+        if (!l->nent) continue;
+        CgLoopItem *li = ARENA_NEW(g->arena, CgLoopItem);
+        *li = (CgLoopItem){l, l->count, (uint16_t)l->nent, 0,
+                           cg_table(g, "jac_scatter", l->jac_pos, l->count * l->nent, sizeof *l->jac_pos)};
+        for (uint32_t e = 0; e < l->nent; e++) {
+            it[n] = item(nonzero(l->dy, e), CG_ARG_OUT, 0);
+            it[n].b = nonzero(l->dyp, e);
+            it[n++].loop = li;
+        }
+    }
+    return cg_emit_function(g, &spec_jac, it, n);
+}
+
+/* The residual rows: scalar ones and loop items (system.h), in row order. */
+static LLVMValueRef residual_fn(Cg *g, const System *s) {
+    CgItem *it = new_items(g, s->ny);
+    uint32_t n = 0, li = 0;
+    for (uint32_t r = 0; r < s->ny;) {
+        if (li < s->nloops && s->loops[li].row == r) {
+            const SysLoop *l = &s->loops[li++];
+            CgLoopItem *lp = ARENA_NEW(g->arena, CgLoopItem);
+            *lp = (CgLoopItem){l, l->count, 1, 1, NULL};
+            it[n] = item(l->res, CG_ARG_OUT, r);
+            it[n++].loop = lp;
+            r += l->count;
+            continue;
+        }
+        it[n++] = item(s->resid[r], CG_ARG_OUT, r);
+        r++;
+    }
+    return cg_emit_function(g, &spec_resid, it, n);
 }
 
 static CgArg target_arg(uint8_t kind) {
@@ -475,7 +514,7 @@ static void clock_tables(Cg *g, const System *s, LLVMValueRef *v) {
 static void fill_functions(Cg *g, const System *s, LLVMValueRef *v) {
     v[MF_param_defaults] = params_fn(g, s, v);
     v[MF_start] = start_fn(g, s, v);
-    v[MF_residual] = list_fn(g, &spec_resid, s->resid, s->ny, CG_ARG_OUT);
+    v[MF_residual] = residual_fn(g, s);
     v[MF_jacobian] = jacobian_fn(g, s);
     v[MF_outputs] = outputs_fn(g, s, v);
     v[MF_zero_crossings] = s->nz ? list_fn(g, &spec_zc, s->zc, s->nz, CG_ARG_OUT) : NULL;

@@ -241,7 +241,6 @@ static void codegen_step(void *ctx, const char *step) {
 static System *compile_for_code(Driver *d, CgOptions *o) {
     System *s = compile_to_system(d, NULL);
     if (!s || diag_error_count()) return NULL;
-    sys_expand(s);   /* codegen reads the scalar lists */
     expr_ctx_seal(s->ctx);   /* codegen only reads the expressions */
     cg_options_init(o);
     o->opt_level = d->opt_level;

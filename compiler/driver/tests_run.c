@@ -32,9 +32,7 @@ static System *compile_case(Driver *d, Program *p, TestCase *c) {
     }
     flat_check_units(m, d->werror_units);
     if (diag_error_count() > errors || !flat_check_balance(m, c->def, false)) return NULL;
-    System *s = structure(m);
-    if (s) sys_expand(s);   /* codegen reads the scalar lists */
-    return s;
+    return structure(m);
 }
 
 /* ---------- golden files ---------- */

@@ -62,8 +62,9 @@ struct StRunEnt {
     Expr **vlow;           /* the variables its value is over lowered, or NULL */
 };
 
-/* a residual row of a run: its run and variables; after lowering, its
- * variables' leaves when the row is the representative's renamed */
+/* a residual row of a run (the representative's too): its run and
+ * variables; after lowering, its variables' leaves when the row is the
+ * representative's (renamed) */
 struct StRunRow {
     const StRunEnt *ent;
     const uint32_t *dist;
@@ -262,7 +263,7 @@ static StRunEnt *new_entry(St *t, const StRun *r, const StRunOut *o) {
 /* the residual row about to be pushed belongs to run x */
 static void note_row(St *t, StRunEnt *x, const StRun *r) {
     uint32_t row = t->resid_sv.len;
-    if (x->row < 0) { x->row = (int32_t)row; return; }
+    if (x->row < 0) x->row = (int32_t)row;
     StRunRow *w = ARENA_NEW(t->arena, StRunRow);
     w->ent = x;
     uint32_t *d = ARENA_ARRAY(t->arena, uint32_t, r->nd);
@@ -328,16 +329,19 @@ static Expr **lowered_leaves(St *t, const uint32_t *dist, uint32_t n) {
     return l;
 }
 
-Expr *st_run_lower_row(St *t, uint32_t row, Expr *const *resid) {
+Expr *st_run_lower_row(St *t, uint32_t row) {
     StRunRow *w = row < t->run_rows.len ? t->run_rows.data[row] : NULL;
     if (!w) return NULL;
     StRunEnt *x = (StRunEnt *)w->ent;
-    if (!x->low) {
+    if ((int32_t)row == x->row) { /* the representative: lowered (rows come in order, it first) */
         x->low = lowered_leaves(t, x->dist, x->nd);
-        x->low_res = resid[x->row];
+        x->low_res = lower(t, t->resid_sv.data[row]);
+        w->to = x->low;
+        return w->res = x->low_res;
     }
+    if (!x->low_res) return NULL;
     Expr **to = lowered_leaves(t, w->dist, x->nd);
-    if (resid[x->row] != x->low_res || !same_order(x->low, to, x->nd)) return NULL;
+    if (!same_order(x->low, to, x->nd)) return NULL;
     Ren p = {t, NULL, NULL, x->nd, true, x->low, to};
     Expr *r = ren_expr(&p, x->low_res);
     if (!p.ok) return NULL;
@@ -347,7 +351,9 @@ Expr *st_run_lower_row(St *t, uint32_t row, Expr *const *resid) {
 
 int32_t st_run_jac_row(St *t, uint32_t row, Expr *const *resid) {
     StRunRow *w = row < t->run_rows.len ? t->run_rows.data[row] : NULL;
-    if (!w || !w->to || resid[row] != w->res || resid[w->ent->row] != w->ent->low_res) return -1;
+    if (!w || !w->to || (int32_t)row == w->ent->row) return -1;
+    if (resid[row] != w->res || resid[w->ent->row] != w->ent->low_res) return -1; /* an event rewrote one,
+                                                    or the representative is in a loop item */
     return w->ent->row;
 }
 
@@ -382,4 +388,77 @@ Expr *st_run_lower_value(St *t, uint32_t sv) {
     Ren p = {t, NULL, NULL, x->nexp, true, x->vlow, to};
     Expr *r = ren_expr(&p, rep);
     return p.ok ? r : NULL;
+}
+
+/* ---------- loop items (stage 3 step 3) ----------
+ *
+ * Consecutive rows of one run whose lowered leaves are the first row's
+ * shifted by a constant stride per leaf and row are one SysLoop: the first
+ * row's Expr and the strides, nothing per row but integers.  The rows
+ * would be the representative's renamed (same_order holds for each), so
+ * the first row's Expr renamed by the shift is each row's Expr
+ * (sysloop.c, sys_expand).  A row template with a relation stays scalar:
+ * its events are per row (events.c). */
+
+#define ST_LOOP_MIN 4 /* fewer rows stay scalar */
+
+static bool is_relation_kind(const Expr *e) {
+    return (e->kind >= EXPR_LT && e->kind <= EXPR_GE) || (e->kind == EXPR_CALL && e->fn == FN_SIGN);
+}
+
+/* does e hold a relation?  O(size of e) */
+static bool has_relation(St *t, Expr *e) {
+    HashMap seen = {0};
+    ExprVec *st = &t->leaves;
+    st->len = 0;
+    vec_push(t->arena, st, e);
+    bool found = false;
+    while (st->len && !found) {
+        Expr *x = st->data[--st->len];
+        if (hmap_get(&seen, (uint64_t)x->id + 1)) continue;
+        hmap_put(t->arena, &seen, (uint64_t)x->id + 1, x);
+        found = is_relation_kind(x);
+        for (int i = 0; i < x->nargs; i++) vec_push(t->arena, st, x->args[i]);
+    }
+    hmap_release(t->arena, &seen);
+    return found;
+}
+
+/* Does row `row` of the run continue the loop from `w` (n rows on)?
+ * stride[i] is set at n == 1 and checked after. */
+static bool loop_row(St *t, const StRunRow *w, uint32_t row, uint32_t n, int32_t *stride) {
+    const StRunRow *v = t->run_rows.data[row];
+    const StRunEnt *x = w->ent;
+    if (!v || v->ent != x) return false;
+    Expr *to[ST_RUN_MAX_POS];
+    for (uint32_t i = 0; i < x->nd; i++) to[i] = st_lower_leaf(t, v->dist[i]);
+    if (!same_order(x->low, to, x->nd)) return false;
+    for (uint32_t i = 0; i < x->nd; i++) {
+        if (!to[i]) continue;
+        int64_t d = (int64_t)to[i]->index - (int64_t)w->to[i]->index;
+        if (n == 1 && d == (int32_t)d) stride[i] = (int32_t)d;
+        else if (n == 1 || d != (int64_t)n * stride[i]) return false;
+    }
+    return true;
+}
+
+uint32_t st_run_loop(St *t, uint32_t row, Expr *res, SysLoop *l) {
+    StRunRow *w = row < t->run_rows.len ? t->run_rows.data[row] : NULL;
+    if (!w || !w->to || w->res != res) return 1;
+    const StRunEnt *x = w->ent;
+    int32_t stride[ST_RUN_MAX_POS];
+    uint32_t n = 1;
+    while (row + n < t->run_rows.len && loop_row(t, w, row + n, n, stride)) n++;
+    if (n < ST_LOOP_MIN || has_relation(t, res)) return 1;
+    *l = (SysLoop){.row = row, .count = n, .res = res};
+    l->leaf = ARENA_ARRAY(t->arena, Expr *, x->nd + 1);
+    l->stride = ARENA_ARRAY(t->arena, int32_t, x->nd + 1);
+    for (uint32_t i = 0; i < x->nd; i++) {
+        uint32_t k = 0;
+        while (w->to[i] && k < l->nleaf && l->leaf[k] != w->to[i]) k++;
+        if (!w->to[i] || k < l->nleaf) continue; /* no leaf, or one seen (the same stride) */
+        l->leaf[l->nleaf] = w->to[i];
+        l->stride[l->nleaf++] = stride[i];
+    }
+    return n;
 }

@@ -294,16 +294,60 @@ static bool jac_run_row(St *t, Jac *j, uint32_t r, uint32_t a, uint32_t b) {
     return ok;
 }
 
+/* A loop item's entries: one per distinct column of its row template, in
+ * jac_row's order, each column shifted by the stride of its leaf. */
+static void jac_loop_template(St *t, SysLoop *l, int32_t *seen) {
+    ExprVec *ys = &t->leaves;
+    ys->len = 0;
+    expr_leaves(t->c, l->res, EXPR_Y, ys);
+    expr_leaves(t->c, l->res, EXPR_YP, ys);
+    l->col = ARENA_ARRAY(t->arena, uint32_t, ys->len + 1);
+    l->col_stride = ARENA_ARRAY(t->arena, int32_t, ys->len + 1);
+    l->dy = ARENA_ARRAY(t->arena, Expr *, ys->len + 1);
+    l->dyp = ARENA_ARRAY(t->arena, Expr *, ys->len + 1);
+    for (uint32_t i = 0; i < ys->len; i++) {
+        uint32_t col = ys->data[i]->index;
+        if (seen[col] == (int32_t)l->row) continue;
+        seen[col] = (int32_t)l->row;
+        SysAt at = {l, 1};
+        l->col[l->nent] = col;
+        l->col_stride[l->nent] = (int32_t)((int64_t)sys_at_index(&at, ys->data[i]) - col);
+        l->dy[l->nent] = expr_diff_once(t->c, l->res, expr_leaf(t->c, EXPR_Y, col));
+        l->dyp[l->nent++] = expr_diff_once(t->c, l->res, expr_leaf(t->c, EXPR_YP, col));
+    }
+    l->jac_pos = ARENA_ARRAY(t->arena, int32_t, (size_t)l->count * l->nent + 1);
+}
+
+/* the entries of row l->row + k of a loop item: no Expr (NULL) */
+static void jac_loop_row(St *t, Jac *j, const SysLoop *l, uint32_t k) {
+    for (uint32_t e = 0; e < l->nent; e++) {
+        int64_t col = (int64_t)l->col[e] + (int64_t)k * l->col_stride[e];
+        vec_push(t->arena, &j->ents, ((Entry){l->row + k, (uint32_t)col}));
+        vec_push(t->arena, &j->dy, NULL);
+        vec_push(t->arena, &j->dyp, NULL);
+    }
+}
+
 /* CSC pattern of d resid / d (Y, YP); one entry per distinct column.  The
- * rows of a run rename their representative's entries (runs.c). */
+ * rows of a run rename their representative's entries (runs.c); the rows
+ * of a loop item share its templates, and their CSC positions go to its
+ * jac_pos (CSC positions are not affine where the band meets an edge). */
 static void build_jacobian(St *t) {
     System *s = t->s;
     Jac j = {0};
     int32_t *seen = ARENA_ARRAY(t->arena, int32_t, s->ny + 1);
     uint32_t *first = ARENA_ARRAY(t->arena, uint32_t, s->ny + 1);
     memset(seen, 0xff, sizeof *seen * (s->ny + 1));
+    uint32_t li = 0;
     for (uint32_t r = 0; r < s->ny; r++) {
         first[r] = j.ents.len;
+        SysLoop *l = li < s->nloops ? &s->loops[li] : NULL;
+        if (l && r >= l->row) {
+            if (r == l->row) jac_loop_template(t, l, seen);
+            jac_loop_row(t, &j, l, r - l->row);
+            li += r + 1 == l->row + l->count;
+            continue;
+        }
         int32_t rep = st_run_jac_row(t, r, s->resid);
         if (rep < 0 || !jac_run_row(t, &j, r, first[rep], first[rep + 1])) jac_row(t, &j, r, seen);
     }
@@ -315,12 +359,16 @@ static void build_jacobian(St *t) {
     for (uint32_t i = 0; i < j.ents.len; i++) s->jac_colptr[j.ents.data[i].col + 1]++;
     for (uint32_t c = 0; c < s->ny; c++) s->jac_colptr[c + 1] += s->jac_colptr[c];
     int32_t *fill = ARENA_ARRAY(t->arena, int32_t, s->ny + 1);
+    li = 0;
     for (uint32_t i = 0; i < j.ents.len; i++) { /* rows ascend within a column: entries are row-ordered */
         Entry e = j.ents.data[i];
         int32_t k = s->jac_colptr[e.col] + fill[e.col]++;
         s->jac_rowidx[k] = (int32_t)e.row;
         s->jac_dy[k] = j.dy.data[i];
         s->jac_dyp[k] = j.dyp.data[i];
+        while (li < s->nloops && e.row >= s->loops[li].row + s->loops[li].count) li++;
+        SysLoop *l = li < s->nloops && e.row >= s->loops[li].row ? &s->loops[li] : NULL;
+        if (l) l->jac_pos[(size_t)(e.row - l->row) * l->nent + (i - first[e.row])] = k;
     }
     arena_release(t->arena, fill, sizeof *fill * ((size_t)s->ny + 1));
     arena_release(t->arena, first, sizeof *first * ((size_t)s->ny + 1));
@@ -348,10 +396,20 @@ static void build_residuals(St *t) {
         s->ny = 0;
     }
     s->resid = ARENA_ARRAY(t->arena, Expr *, s->ny + 1);
-    for (uint32_t r = 0; r < s->ny; r++) { /* a row of a run: its representative's renamed (runs.c) */
-        Expr *x = st_run_lower_row(t, r, s->resid);
+    for (uint32_t r = 0; r < s->ny;) { /* a row of a run: its representative's renamed (runs.c) */
+        Expr *x = st_run_lower_row(t, r);
+        SysLoop l;
+        uint32_t n = x ? st_run_loop(t, r, x, &l) : 1;
+        if (n > 1) { /* a loop item: rows r .. r + n - 1 are l.res shifted, no Expr each */
+            vec_push(t->arena, &t->loops, l);
+            r += n;
+            continue;
+        }
         s->resid[r] = x ? x : lower(t, t->resid_sv.data[r]);
+        r++;
     }
+    s->nloops = t->loops.len;
+    s->loops = t->loops.data;
 }
 
 /* ---------- the block sequence ---------- */

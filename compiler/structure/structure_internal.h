@@ -171,6 +171,7 @@ typedef struct {
     HashMap runs;      /* key hash -> StRunEnt chain (runs.c) */
     uint32_t nrun_ent;
     Vec(StRunRow *) run_rows; /* resid row -> its run, NULL for the others (runs.c) */
+    Vec(SysLoop) loops; /* the System's loop items being built (runs.c, structure.c) */
     StRunRec **run_rec; /* sv -> what its value-setting block leaves for readers (runs.c) */
     /* Reused leaf lists (len reset by each user): a fresh vector per
      * equation left a million dead ones in the arena.  `leaves` is for
@@ -220,16 +221,21 @@ Expr *st_tmpl_residual(St *t, const StTmpl *k, uint32_t inst, const uint32_t *va
 bool st_run_key(St *t, uint32_t e, uint32_t v, bool one_reader, StRun *r);
 bool st_run_apply(St *t, const StRun *r, StRunOut *o);
 void st_run_note(St *t, StRun *r, const StRunOut *o, bool applied);
-/* Rows of a run: the lowered residual row `row` as the representative's
- * row renamed (resid[] lowered up to row - 1), or NULL when it is not one
- * (lower it); for the Jacobian, the representative's row when row was so
- * renamed and neither changed since (else -1), a column of the
+/* Rows of a run: the lowered residual row `row` (rows asked in order):
+ * the representative's lowered, another's as the representative's row
+ * renamed, or NULL when it is not one (lower it); for the Jacobian, the
+ * representative's row when row was so renamed and neither changed since
+ * nor is in a loop item (else -1), a column of the
  * representative's row as the same column of `row`, and a derivative of
  * the representative's row renamed (*ok false when that fails) */
-Expr *st_run_lower_row(St *t, uint32_t row, Expr *const *resid);
+Expr *st_run_lower_row(St *t, uint32_t row);
 int32_t st_run_jac_row(St *t, uint32_t row, Expr *const *resid);
 int64_t st_run_jac_col(St *t, uint32_t row, uint32_t col);
 Expr *st_run_jac_entry(St *t, uint32_t row, Expr *e, bool *ok);
+/* A loop item from row `row` on (its Expr `res` from st_run_lower_row):
+ * the number of rows it covers (l filled, their Jacobian left to
+ * build_jacobian), or 1 (no loop: row stays scalar) */
+uint32_t st_run_loop(St *t, uint32_t row, Expr *res, SysLoop *l);
 /* the lowered value of the assigned sv as its run's representative's
  * renamed, or NULL (lower it) */
 Expr *st_run_lower_value(St *t, uint32_t sv);
