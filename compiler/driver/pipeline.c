@@ -226,7 +226,6 @@ int cmd_flatten(Driver *d) {
     FlatModel *m = NULL;
     System *s = compile_to_system(d, &m);
     if (diag_error_count() || !m) return 1;
-    if (d->structure && s) sys_expand(s);   /* the dump prints every row (system.h) */
     if (d->structure && s) struct_dump(stdout, s);
     else flat_dump(stdout, m);
     return 0;

@@ -220,7 +220,8 @@ static void dump_clocks(FILE *out, const System *s) {
     for (uint32_t c = 0; c < s->nclocks; c++) dump_clock(out, s, &s->clocks[c]);
 }
 
-void struct_dump(FILE *out, const System *s) {
+void struct_dump(FILE *out, System *s) {
+    sys_expand(s);
     fprintf(out, "system %s\n", s->model_name);
     if (s->report) fputs(s->report, out);
     fprintf(out, "unknowns (%u)\n", s->ny);

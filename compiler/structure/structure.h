@@ -33,7 +33,8 @@ System *structure_with(FlatModel *m, const StructOptions *o);
  * a System built by hand calls it before codegen. */
 void struct_tables(System *s);
 
-/* Deterministic text of the structural result (golden tests). */
-void struct_dump(FILE *out, const System *s);
+/* Deterministic text of the structural result (golden tests).  Every row
+ * is printed: loop items are expanded first (sys_expand, system.h). */
+void struct_dump(FILE *out, System *s);
 
 #endif

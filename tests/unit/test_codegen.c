@@ -804,6 +804,98 @@ START_TEST(test_loops_bitwise) {
 }
 END_TEST
 
+/* The ladder's interior rows 60 .. N-2 as one loop item (System.loops,
+ * built here by hand as the structure phase builds it for a run): the
+ * leaves of row 60 with their strides (y, y' by 1, p by 2), one Jacobian
+ * template per column and the CSC positions.  Compiled, it computes the
+ * scalar System's residual and Jacobian bit for bit; sys_expand gives back
+ * the scalar rows and entries (the same hash-consed nodes). */
+static void ladder_loop(TestSys *t, System *l, uint32_t first, uint32_t count) {
+    const System *s = &t->s;
+    *l = *s;
+    l->resid = ARENA_ARRAY(t->arena, Expr *, s->ny);
+    l->jac_dy = ARENA_ARRAY(t->arena, Expr *, s->jac_nnz);
+    l->jac_dyp = ARENA_ARRAY(t->arena, Expr *, s->jac_nnz);
+    memcpy(l->resid, s->resid, sizeof *l->resid * s->ny);
+    memcpy(l->jac_dy, s->jac_dy, sizeof *l->jac_dy * s->jac_nnz);
+    memcpy(l->jac_dyp, s->jac_dyp, sizeof *l->jac_dyp * s->jac_nnz);
+    SysLoop *p = ARENA_NEW(t->arena, SysLoop);
+    Expr *res = s->resid[first];
+    Expr *leaf[7] = {Y(t, first - 1), Y(t, first), Y(t, first + 1), YP(t, first),
+                     P(t, 2 * first), P(t, 2 * first + 1), P(t, 2 * first + 2)};
+    static int32_t stride[7] = {1, 1, 1, 1, 2, 2, 2};
+    *p = (SysLoop){.row = first, .count = count, .res = res, .nleaf = 7, .stride = stride, .nent = 3};
+    p->leaf = ARENA_ARRAY(t->arena, Expr *, 7);
+    memcpy(p->leaf, leaf, sizeof leaf);
+    p->col = ARENA_ARRAY(t->arena, uint32_t, 3);
+    p->col_stride = ARENA_ARRAY(t->arena, int32_t, 3);
+    p->dy = ARENA_ARRAY(t->arena, Expr *, 3);
+    p->dyp = ARENA_ARRAY(t->arena, Expr *, 3);
+    p->jac_pos = ARENA_ARRAY(t->arena, int32_t, 3 * count);
+    for (uint32_t e = 0; e < 3; e++) {
+        p->col[e] = first - 1 + e;
+        p->col_stride[e] = 1;
+        p->dy[e] = expr_diff(t->x, res, Y(t, p->col[e]));
+        p->dyp[e] = expr_diff(t->x, res, YP(t, p->col[e]));
+    }
+    for (uint32_t j = 0; j < count; j++) {
+        l->resid[first + j] = NULL;
+        for (uint32_t e = 0; e < 3; e++) {
+            uint32_t col = first - 1 + j + e;
+            int32_t k = s->jac_colptr[col];
+            while (s->jac_rowidx[k] != (int32_t)(first + j)) k++;
+            p->jac_pos[3 * j + e] = k;
+            l->jac_dy[k] = l->jac_dyp[k] = NULL;
+        }
+    }
+    l->nloops = 1;
+    l->loops = p;
+}
+
+START_TEST(test_loop_items) {
+    enum { N = 200 };
+    TestSys *t = ladder_system(N);
+    System l;
+    ladder_loop(t, &l, 60, N - 61);
+    CgOptions o;
+    cg_options_init(&o);
+    CgStats st;
+    ck_assert_int_eq(cg_stats(&l, &o, &st), 0);
+    ck_assert_uint_ge(st.loops, 2);                /* the loop item's residual and Jacobian */
+    CgJit *jl = cg_jit_compile(&l, &o), *js = cg_jit_compile(&t->s, &o);
+    ck_assert_ptr_nonnull(jl);
+    ck_assert_ptr_nonnull(js);
+    static double buf[4 * (2 * N + 1)], r[2][N], jac[2][4 * N], out[2][3 * N];
+    for (int rep = 0; rep < 5; rep++) {
+        Point pt;
+        random_point(&pt, buf, 2 * N + 1);
+        if (rep == 4) pt.y[100] = NAN;             /* a row inside the loop item */
+        int rc[2][2];
+        eval_model(cg_jit_model(jl), &l, &pt, r[0], jac[0], out[0], rc[0]);
+        eval_model(cg_jit_model(js), &t->s, &pt, r[1], jac[1], out[1], rc[1]);
+        ck_assert_int_eq(rc[0][0], rep == 4);
+        ck_assert_mem_eq(r[0], r[1], sizeof r[0]);
+        ck_assert_mem_eq(jac[0], jac[1], sizeof(double) * t->s.jac_nnz);
+        if (rep == 4) continue;
+        for (uint32_t i = 0; i < N; i++) assert_close(r[0][i], ev(t->s.resid[i], &pt), "resid", i);
+    }
+    SysAt at;                                      /* row 100 read on integers */
+    ck_assert_ptr_eq(sys_resid_at(&l, 100, &at), l.loops[0].res);
+    ck_assert_uint_eq(at.j, 40);
+    ck_assert_uint_eq(sys_at_index(&at, P(t, 122)), 202);
+    sys_expand(&l);
+    ck_assert_uint_eq(l.nloops, 0);
+    for (uint32_t i = 0; i < N; i++) ck_assert_ptr_eq(l.resid[i], t->s.resid[i]);
+    for (uint32_t k = 0; k < t->s.jac_nnz; k++) {
+        ck_assert_ptr_eq(l.jac_dy[k], t->s.jac_dy[k]);
+        ck_assert_ptr_eq(l.jac_dyp[k], t->s.jac_dyp[k]);
+    }
+    cg_jit_free(jl);
+    cg_jit_free(js);
+    ts_free(t);
+}
+END_TEST
+
 START_TEST(test_dump_ir) {
     TestSys *t = decay_system();
     char *buf = NULL;
@@ -1001,6 +1093,7 @@ static Suite *codegen_suite(void) {
     tcase_add_test(tc, test_chunk_bounds);
     tcase_add_test(tc, test_bulk_object);
     tcase_add_test(tc, test_loops_bitwise);
+    tcase_add_test(tc, test_loop_items);
     tcase_add_test(tc, test_dump_ir);
     tcase_add_test(tc, test_empty_system);
     tcase_add_test(tc, test_bad_leaf);
