@@ -442,6 +442,26 @@ static bool loop_row(St *t, const StRunRow *w, uint32_t row, uint32_t n, int32_t
     return true;
 }
 
+/* Is every Y, YP, P leaf of the row among the loop's leaves?  (The rows
+ * renamed from the representative's are, by the renaming; this holds the
+ * representative's own row to it too.) */
+static bool covers(St *t, const SysLoop *l) {
+    ExprVec *v = &t->leaves;
+    v->len = 0;
+    expr_leaves_any(t->c, l->res, v);
+    for (uint32_t i = 0; i < v->len; i++) {
+        const Expr *e = v->data[i];
+        if (e->kind != EXPR_Y && e->kind != EXPR_YP && e->kind != EXPR_P) {
+            if (e->kind == EXPR_TIME) continue;
+            return false; /* a mode or another leaf: not a row of the simple form */
+        }
+        uint32_t k = 0;
+        while (k < l->nleaf && l->leaf[k] != e) k++;
+        if (k == l->nleaf) return false;
+    }
+    return true;
+}
+
 uint32_t st_run_loop(St *t, uint32_t row, Expr *res, SysLoop *l) {
     StRunRow *w = row < t->run_rows.len ? t->run_rows.data[row] : NULL;
     if (!w || !w->to || w->res != res) return 1;
@@ -460,5 +480,5 @@ uint32_t st_run_loop(St *t, uint32_t row, Expr *res, SysLoop *l) {
         l->leaf[l->nleaf] = w->to[i];
         l->stride[l->nleaf++] = stride[i];
     }
-    return n;
+    return covers(t, l) ? n : 1;
 }

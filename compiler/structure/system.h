@@ -13,6 +13,12 @@
  * data (output copies, constant defaults and start values) is classified
  * here, in the tables below.
  *
+ * Rows of a run of like template instances may come compressed as loop
+ * items (`loops`, SysLoop below): the first row's Expr and a stride per
+ * leaf, with their resid[] and jac_dy/jac_dyp[] entries NULL.  Read them
+ * per row with sys_resid_at/sys_jac_at/sys_at_index, or call sys_expand
+ * for the plain scalar lists (structure/sysloop.c).
+ *
  * The BLT block sequence is kept beside the residual form (`blocks`):
  * in BLT order (dependencies first), each block names the unknowns it
  * determines and where its residual rows are, so a consumer can evaluate
@@ -210,7 +216,8 @@ typedef struct SysStateSet {
  * and positions resid[] and jac_dy/jac_dyp[] are NULL until sys_expand. */
 typedef struct SysLoop {
     uint32_t row, count;          /* rows row .. row + count - 1 */
-    Expr *res;                    /* row `row`, over Y, YP, P, TIME (no MODE) */
+    Expr *res;                    /* row `row`, over Y, YP, P, TIME (no MODE,
+                                     no relation: events are per row) */
     uint32_t nleaf;
     Expr **leaf;                  /* [nleaf] the distinct Y, YP, P leaves of res */
     int32_t *stride;              /* [nleaf] index step per row */
