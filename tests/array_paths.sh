@@ -59,7 +59,7 @@ python3 bench/gen_loops.py heat3d 3 > "$tmp/heat.dyad" && both "gen_loops heat3d
 # loop models whose templates survive the structure entry, and the cases
 # that fall back to instances (tests/arrays/loops.dyad), simulated too:
 # the same System gives the same numbers, bit for bit
-for name in HeatRod MassChain RodEnds Plate Box Runs; do
+for name in HeatRod MassChain RodEnds Plate Box Runs RcLong; do
     both "arrays/loops $name" flatten tests/arrays/loops.dyad --no-stdlib --model "$name" --structure
     "$dyadc" run tests/arrays/loops.dyad --no-stdlib --model "$name" --stop 2 -o "$tmp/a.csv" > /dev/null 2>&1
     "$dyadc" run tests/arrays/loops.dyad --no-stdlib --model "$name" --stop 2 --scalarize -o "$tmp/b.csv" > /dev/null 2>&1
@@ -109,6 +109,13 @@ for f in $(find examples -name '*.dyad' | sort); do
         fi
     done
 done
+
+# loop items do occur (System.loops): RcLong's rows and Jacobian entries
+# are emitted as a loop item, whose Jacobian scatter table is in the IR
+if ! "$dyadc" run tests/arrays/loops.dyad --no-stdlib --model RcLong --emit-llvm --stop 0.1 -o /dev/null 2>/dev/null | grep -q '@jac_scatter'; then
+    echo "FAIL: arrays/loops RcLong: no loop item in the IR"
+    fail=$((fail + 1))
+fi
 
 # templates do occur: the heat rod's and the golden arrays' `for` equations
 for f in examples/heat_rod/HeatRod.dyad:HeatRod tests/golden/flatten/ComprElemMods.dyad:ComprElemMods; do
