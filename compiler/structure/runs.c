@@ -467,13 +467,15 @@ static bool covers(St *t, const SysLoop *l) {
     return true;
 }
 
-uint32_t st_run_loop(St *t, uint32_t row, Expr *res, SysLoop *l) {
+uint32_t st_run_loop(St *t, uint32_t row, Expr *res, SysLoop *l, uint32_t *scanned) {
     StRunRow *w = row < t->run_rows.len ? t->run_rows.data[row] : NULL;
+    *scanned = 1;
     if (!w || !w->to || w->res != res) return 1;
     const StRunEnt *x = w->ent;
     int32_t stride[ST_RUN_MAX_POS];
     uint32_t n = 1;
     while (row + n < t->run_rows.len && loop_row(t, w, row + n, n, stride)) n++;
+    *scanned = n;
     if (n < ST_LOOP_MIN || has_relation(t, res)) return 1;
     *l = (SysLoop){.row = row, .count = n, .res = res};
     l->leaf = ARENA_ARRAY(t->arena, Expr *, x->nd + 1);

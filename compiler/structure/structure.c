@@ -396,10 +396,13 @@ static void build_residuals(St *t) {
         s->ny = 0;
     }
     s->resid = ARENA_ARRAY(t->arena, Expr *, s->ny + 1);
+    uint32_t next_try = 0; /* rows before it are inside a stretch too short for a loop */
     for (uint32_t r = 0; r < s->ny;) { /* a row of a run: its representative's renamed (runs.c) */
         Expr *x = st_run_lower_row(t, r);
         SysLoop l;
-        uint32_t n = x ? st_run_loop(t, r, x, &l) : 1;
+        uint32_t n = 1, scanned = 1;
+        if (x && r >= next_try) n = st_run_loop(t, r, x, &l, &scanned);
+        if (n == 1 && r >= next_try) next_try = r + (scanned > 1 ? scanned - 1 : 1);
         if (n > 1) { /* a loop item: rows r .. r + n - 1 are l.res shifted, no Expr each */
             vec_push(t->arena, &t->loops, l);
             r += n;

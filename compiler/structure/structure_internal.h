@@ -234,8 +234,10 @@ int64_t st_run_jac_col(St *t, uint32_t row, uint32_t col);
 Expr *st_run_jac_entry(St *t, uint32_t row, Expr *e, bool *ok);
 /* A loop item from row `row` on (its Expr `res` from st_run_lower_row):
  * the number of rows it covers (l filled, their Jacobian left to
- * build_jacobian), or 1 (no loop: row stays scalar) */
-uint32_t st_run_loop(St *t, uint32_t row, Expr *res, SysLoop *l);
+ * build_jacobian), or 1 (no loop: row stays scalar).  *scanned: the rows
+ * from `row` on that shift alike; a loop starting inside them would end
+ * where they end, so the caller tries next at row + *scanned - 1 (linear). */
+uint32_t st_run_loop(St *t, uint32_t row, Expr *res, SysLoop *l, uint32_t *scanned);
 /* the lowered value of the assigned sv as its run's representative's
  * renamed, or NULL (lower it) */
 Expr *st_run_lower_value(St *t, uint32_t sv);
