@@ -489,3 +489,21 @@ uint32_t st_run_loop(St *t, uint32_t row, Expr *res, SysLoop *l, uint32_t *scann
     }
     return covers(t, l) ? n : 1;
 }
+
+/* A row of a loop item has no Expr (resid[] NULL) and no event rewrote
+ * it (its row holds no relation): its leaves are lowered on demand, into
+ * t->run_to (valid until the next call). */
+int32_t st_run_row_leaves(St *t, uint32_t row, Expr *const *resid, StRunLeaves *l) {
+    const StRunRow *w = row < t->run_rows.len ? t->run_rows.data[row] : NULL;
+    if (!w || resid[row]) {
+        int32_t rep = st_run_jac_row(t, row, resid);
+        if (rep < 0) return -1;
+        *l = (StRunLeaves){w->ent->low, w->to, w->ent->nd};
+        return rep;
+    }
+    const StRunEnt *x = w->ent;
+    if ((int32_t)row == x->row || !x->low || (resid[x->row] && resid[x->row] != x->low_res)) return -1;
+    for (uint32_t i = 0; i < x->nd; i++) t->run_to[i] = st_lower_leaf(t, w->dist[i]);
+    *l = (StRunLeaves){x->low, t->run_to, x->nd};
+    return x->row;
+}

@@ -172,6 +172,7 @@ typedef struct {
     uint32_t nrun_ent;
     Vec(StRunRow *) run_rows; /* resid row -> its run, NULL for the others (runs.c) */
     Vec(SysLoop) loops; /* the System's loop items being built (runs.c, structure.c) */
+    Expr *run_to[ST_RUN_MAX_POS]; /* st_run_row_leaves' leaves of a loop item's row */
     StRunRec **run_rec; /* sv -> what its value-setting block leaves for readers (runs.c) */
     /* Reused leaf lists (len reset by each user): a fresh vector per
      * equation left a million dead ones in the arena.  `leaves` is for
@@ -241,6 +242,21 @@ uint32_t st_run_loop(St *t, uint32_t row, Expr *res, SysLoop *l, uint32_t *scann
 /* the lowered value of the assigned sv as its run's representative's
  * renamed, or NULL (lower it) */
 Expr *st_run_lower_value(St *t, uint32_t sv);
+/* the lowered leaves of a renamed row's representative (from) and of the
+ * row (to), from[i] -> to[i] (NULL both: a variable without a leaf, an
+ * assigned one); the representative's row, or -1 when st_run_jac_row
+ * gives none */
+typedef struct {
+    Expr *const *from, *const *to;
+    uint32_t n;
+} StRunLeaves;
+int32_t st_run_row_leaves(St *t, uint32_t row, Expr *const *resid, StRunLeaves *l);
+/* initruns.c: the starting guesses of y' for the state derivatives of
+ * runs (init.c's start_derivatives), once per run */
+typedef struct StInitRuns StInitRuns;
+StInitRuns *st_init_runs(St *t);
+bool st_init_run_start_yp(St *t, StInitRuns *r, uint32_t e, Expr **x);
+void st_init_run_note_yp(St *t, StInitRuns *r, uint32_t e, Expr *x);
 /* partition.c: clocks and their partitions (after the continuous system and its events) */
 void struct_build_clocks(St *t);
 /* alias.c, init.c, events.c, origins.c */
