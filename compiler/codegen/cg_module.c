@@ -359,7 +359,7 @@ static LLVMValueRef jacobian_fn(Cg *g, const System *s) {
         *li = (CgLoopItem){l, l->count, (uint16_t)l->nent, 0,
                            cg_table(g, "jac_scatter", l->jac_pos, l->count * l->nent, sizeof *l->jac_pos)};
         for (uint32_t e = 0; e < l->nent; e++) {
-            it[n] = item(nonzero(l->dy, e), CG_ARG_OUT, 0);
+            it[n] = item(nonzero(l->dy, e), CG_ARG_OUT, e); /* dest_index: the entry, for the scatter table */
             it[n].b = nonzero(l->dyp, e);
             it[n++].loop = li;
         }
@@ -754,7 +754,8 @@ static void release_scratch(Cg *g) {
     g->node_of = NULL;
     g->memo = NULL;
     g->memo_stamp = g->count_stamp = g->stride_stamp = NULL;
-    g->loop_stride = NULL;
+    g->loop_stride = g->nest_stride = NULL;
+    g->nest_stamp = NULL;
     g->cut_slot = g->share_slot = NULL;
     g->cut_gen_of = g->cut_size = g->cut_seen = g->share_gen_of = g->share_owner = NULL;
     memset(&g->pending, 0, sizeof g->pending);
