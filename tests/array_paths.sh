@@ -59,7 +59,7 @@ python3 bench/gen_loops.py heat3d 3 > "$tmp/heat.dyad" && both "gen_loops heat3d
 # loop models whose templates survive the structure entry, and the cases
 # that fall back to instances (tests/arrays/loops.dyad), simulated too:
 # the same System gives the same numbers, bit for bit
-for name in HeatRod MassChain RodEnds Plate Box Runs; do
+for name in HeatRod MassChain RodEnds Plate Box Runs Pendulums; do
     both "arrays/loops $name" flatten tests/arrays/loops.dyad --no-stdlib --model "$name" --structure
     "$dyadc" run tests/arrays/loops.dyad --no-stdlib --model "$name" --stop 2 -o "$tmp/a.csv" > /dev/null 2>&1
     "$dyadc" run tests/arrays/loops.dyad --no-stdlib --model "$name" --stop 2 --scalarize -o "$tmp/b.csv" > /dev/null 2>&1

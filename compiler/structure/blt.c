@@ -173,7 +173,7 @@ static Expr *assigned_leaf(void *ud, Expr *leaf) {
 }
 
 static Expr *substituted(St *t, uint32_t e) {
-    return expr_subst_watch(t->c, t->eq.data[e].res, assigned_leaf, t, st_keep_relation);
+    return expr_subst_watch(t->c, st_eq_res(t, e), assigned_leaf, t, st_keep_relation);
 }
 
 /* the solution of equation e (substituted: r) for the algebraic v, when

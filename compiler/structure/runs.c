@@ -89,16 +89,6 @@ static uint32_t sv_class(const St *t, uint32_t sv) {
     return (uint32_t)v->role | (uint32_t)t->m->vars.data[v->base].kind << 4 | (v->order ? 1u << 12 : 0);
 }
 
-/* the structural variable of the template's leaf j read at var, or -1
- * when st_to_sv makes more than a plain variable of it */
-static int64_t leaf_sv(St *t, const StTmpl *k, uint32_t j, uint32_t var) {
-    const FlatVar *f = &t->m->vars.data[var];
-    bool unknown = f->kind == FV_VARIABLE;
-    if (unknown && t->alias[var]) return -1;
-    if (st_tmpl_leaf_kind(k, j) == EXPR_VAR) return var;
-    return unknown ? t->sv.data[var].der : -1;
-}
-
 static bool push_key(StRun *r, uint32_t x) {
     if (r->nkey == ST_RUN_MAX_KEY) return false;
     r->key[r->nkey++] = x;
@@ -140,7 +130,7 @@ bool st_run_key(St *t, uint32_t e, uint32_t v, bool one_reader, StRun *r) {
     push_key(r, (uint32_t)id), push_key(r, (uint32_t)((uint64_t)id >> 32)), push_key(r, k->nleaves);
     push_key(r, one_reader);
     for (uint32_t j = 0; j < k->nleaves; j++) {
-        int64_t s = leaf_sv(t, k, j, var[j]);
+        int64_t s = st_tmpl_leaf_sv(t, k, j, var[j]);
         if (s < 0) return false;
         if ((uint32_t)s == v) r->jv = j;
         r->cls[r->npos] = sv_class(t, (uint32_t)s);

@@ -108,7 +108,7 @@ void st_incidence(St *t, uint32_t e) {
     SEq *q = &t->eq.data[e];
     ExprVec *vs = &t->leaves;
     vs->len = 0;
-    expr_leaves(t->c, q->res, EXPR_VAR, vs);
+    expr_leaves(t->c, st_eq_res(t, e), EXPR_VAR, vs);
     q->inc = ARENA_ARRAY(t->arena, uint32_t, vs->len + 1);
     q->ninc = 0;
     for (uint32_t i = 0; i < vs->len; i++)
@@ -123,10 +123,14 @@ static void build_equations(St *t) {
         FlatEq *q = &t->m->eqs.data[i];
         if (q->kind != FE_NORMAL || t->eq_alias[i]) continue;
         const StTmpl *k = st_tmpl(t, q);
-        Expr *res;
-        if (k && st_tmpl_leaves(t, k, q->inst, var)) res = st_tmpl_residual(t, k, q->inst, var);
-        else q = flat_eq_get(t->m, i), res = to_sv_at(t, expr_sub(t->c, q->lhs, q->rhs), q->span);
-        SEq e = {.res = res, .flat = (int32_t)i, .diff = -1, .prim = -1};
+        SEq e = {.flat = (int32_t)i, .diff = -1, .prim = -1};
+        bool uniform = k && st_tmpl_leaves(t, k, q->inst, var);
+        if (uniform && st_tmpl_instance(t, k, q->inst, var, &e)) { /* residual on demand (templates.c) */
+            vec_push(t->arena, &t->eq, e);
+            continue;
+        }
+        if (uniform) e.res = st_tmpl_residual(t, k, q->inst, var);
+        else q = flat_eq_get(t->m, i), e.res = to_sv_at(t, expr_sub(t->c, q->lhs, q->rhs), q->span);
         vec_push(t->arena, &t->eq, e);
         st_incidence(t, t->eq.len - 1);
     }
@@ -516,6 +520,7 @@ static void st_release(St *t) {
     hmap_release(t->arena, &t->coef_seen);
     hmap_release(t->arena, &t->rel_src);
     hmap_release(t->arena, &t->runs);
+    hmap_release(t->arena, &t->tmpl_pats);
 }
 
 System *structure_with(FlatModel *m, const StructOptions *o) {

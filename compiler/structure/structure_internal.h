@@ -40,7 +40,8 @@ typedef struct {
 } SVar;
 
 typedef struct {
-    Expr *res;         /* 0 = res, over VAR(sv) */
+    Expr *res;         /* 0 = res, over VAR(sv); NULL until asked for (st_eq_res)
+                          for an instance of a uniform template */
     int32_t flat;      /* flat equation it comes from (after differentiation too) */
     uint32_t order;    /* times differentiated */
     int32_t diff;      /* equation index of its derivative, or -1 */
@@ -89,6 +90,7 @@ typedef struct {
 
 /* a regular equation template and what is done once for it (templates.c) */
 #define ST_TMPL_MAX_LEAVES 16
+typedef struct StTmplPat StTmplPat;
 typedef struct {
     const FlatEq *q;   /* the template */
     bool uniform;      /* its instances are it with the leaves renamed */
@@ -102,6 +104,7 @@ typedef struct {
     /* origins.c: the template's operations that may fail (-1: not scanned) */
     int32_t nrisky;
     Expr *risky;       /* the one when nrisky == 1 */
+    StTmplPat *pat_last; /* the leaf pattern of the last instance (st_tmpl_instance) */
 } StTmpl;
 
 /* runs.c: a single BLT block as an instance of a run (one key: the same
@@ -168,6 +171,7 @@ typedef struct {
     const Span *rel_span; /* while translating a flat equation: its span */
     HashMap tmpls;     /* template FlatEq pointer -> StTmpl (templates.c) */
     StTmpl *tmpl_last; /* the last one looked up */
+    HashMap tmpl_pats; /* hash of (template, leaf ranks) -> StTmplPat chain (templates.c) */
     HashMap runs;      /* key hash -> StRunEnt chain (runs.c) */
     uint32_t nrun_ent;
     Vec(StRunRow *) run_rows; /* resid row -> its run, NULL for the others (runs.c) */
@@ -212,6 +216,15 @@ static inline ExprKind st_tmpl_leaf_kind(const StTmpl *k, uint32_t i) {
 bool st_tmpl_leaves(St *t, const StTmpl *k, uint32_t inst, uint32_t *var);
 /* the instance's residual in structural form (st_to_sv of lhs - rhs) */
 Expr *st_tmpl_residual(St *t, const StTmpl *k, uint32_t inst, const uint32_t *var);
+/* the structural variable of leaf j read at var when st_to_sv makes a
+ * plain variable of it (created for a derivative), else -1 */
+int64_t st_tmpl_leaf_sv(St *t, const StTmpl *k, uint32_t j, uint32_t var);
+/* A uniform instance with plain leaves: its incidence in e from its
+ * leaf pattern, its residual (e->res) left NULL except for the pattern's
+ * first instance; false when the instance is not one (build it) */
+bool st_tmpl_instance(St *t, const StTmpl *k, uint32_t inst, const uint32_t *var, SEq *e);
+/* equation e's residual, built now when it was left to be built on demand */
+Expr *st_eq_res(St *t, uint32_t e);
 /* runs.c: the key of the single block (e, v), false when it is no
  * instance of a uniform template with plain leaves and writers of known
  * runs; the outcome renamed from the run's representative (false: none,
