@@ -72,9 +72,9 @@ static Expr *start_leaf(void *ud, Expr *leaf) {
 /* The one equation of block b solved for `target` and evaluated at the start
  * values of the others; NULL when it does not solve or the solution still
  * needs a y' or a y. */
-static Expr *solved_at_start(St *t, const Block *b, Expr *target) {
+static Expr *solved_at_start(St *t, Block *b, Expr *target) {
     uint32_t e = t->beqs.data[b->first];
-    Expr *x = st_solve(t, lower(t, b->res), target, t->eq.data[e].flat);
+    Expr *x = st_solve(t, lower(t, st_block_res(t, b)), target, t->eq.data[e].flat);
     if (!x) return NULL;
     ExprVec l = {0};
     expr_leaves(t->c, x, EXPR_YP, &l);
@@ -122,7 +122,8 @@ static void start_derivatives(St *t) {
         if (b->kind != SB_STATE_DER) continue;
         SVar *d = &t->sv.data[t->bvars.data[b->first]];
         uint32_t y = (uint32_t)t->sv.data[d->yp_of].slot;
-        Expr *x = d->value ? value_at_start(t, d->value) : solved_at_start(t, b, expr_leaf(t->c, EXPR_YP, y));
+        Expr *x = st_has_value(d) ? value_at_start(t, st_sv_value(t, t->bvars.data[b->first]))
+                                  : solved_at_start(t, b, expr_leaf(t->c, EXPR_YP, y));
         if (x) s->start_yp[y] = x;
     }
 }
@@ -377,7 +378,7 @@ static void add_row(St *t, Cand *c, Expr *r, uint32_t src) {
 /* every candidate row, class by class (t->to_init is set) */
 static void candidates(St *t, Expr **init, Cand *c) {
     System *s = t->s;
-    for (uint32_t r = 0; r < t->resid_sv.len; r++) add_row(t, c, lower(t, t->resid_sv.data[r]), t->resid_eq.data[r]);
+    for (uint32_t r = 0; r < t->resid_sv.len; r++) add_row(t, c, lower(t, st_resid_sv(t, r)), t->resid_eq.data[r]);
     c->end[RC_MODEL] = c->rows.len;
     for (int pass = 0; pass < 2; pass++) { /* the overrides, then the model's own */
         for (uint32_t i = 0; i < t->m->eqs.len; i++) {

@@ -152,7 +152,7 @@ static Expr *map_leaf(void *ud, Expr *leaf) {
     switch ((SvRole)v->role) {
     case SR_ASSIGNED:
         if (!v->low[t->to_init] && !t->to_init) v->low[0] = st_run_lower_value(t, leaf->index);
-        if (!v->low[t->to_init]) v->low[t->to_init] = lower(t, v->value);
+        if (!v->low[t->to_init]) v->low[t->to_init] = lower(t, st_sv_value(t, leaf->index));
         return v->low[t->to_init];
     case SR_STATE:
     case SR_ALG: return expr_leaf(t->c, t->to_init ? EXPR_Z : EXPR_Y, (uint32_t)v->slot);
@@ -354,7 +354,7 @@ static void build_residuals(St *t) {
     s->resid = ARENA_ARRAY(t->arena, Expr *, s->ny + 1);
     for (uint32_t r = 0; r < s->ny; r++) { /* a row of a run: its representative's renamed (runs.c) */
         Expr *x = st_run_lower_row(t, r, s->resid);
-        s->resid[r] = x ? x : lower(t, t->resid_sv.data[r]);
+        s->resid[r] = x ? x : lower(t, st_resid_sv(t, r));
     }
 }
 

@@ -37,7 +37,13 @@ typedef struct {
     Expr *low[2];      /* cache of the lowered value (normal, init) */
     uint32_t set;      /* 1 + the state set this is a state of (stateset.c), else 0 */
     uint32_t set_j;    /* which of the set's states */
+    bool run_value;    /* `value` is its run's representative's renamed, built when
+                          asked (st_sv_value, runs.c) */
 } SVar;
+
+/* has v a value (assigned, or an explicit state derivative)?  Read it
+ * through st_sv_value: it may not be built yet */
+static inline bool st_has_value(const SVar *v) { return v->value || v->run_value; }
 
 typedef struct {
     Expr *res;         /* 0 = res, over VAR(sv); NULL until asked for (st_eq_res)
@@ -58,7 +64,9 @@ typedef struct {
     uint32_t first;    /* into St.bvars / St.beqs */
     uint32_t ntorn;    /* iteration (tearing) variables kept as IDA unknowns */
     uint32_t tfirst;   /* into St.torn */
-    Expr *res;         /* size-1 residual blocks: the residual (sv form) */
+    Expr *res;         /* size-1 residual blocks: the residual (sv form), NULL until
+                          asked when it is a run's (st_block_res) */
+    uint32_t row;      /* size-1 residual blocks: its residual row */
 } Block;
 
 /* where a relation was written: its flat form and the equation's span */
@@ -129,6 +137,9 @@ typedef struct {
     Expr *x;                       /* the solution for v, or NULL */
     Expr *r;                       /* the residual row (not SB_ASSIGN) */
     Expr *coef;                    /* the parameter coefficient st_solve checks, or NULL */
+    bool later;                    /* x and r are the run's representative's renamed,
+                                      built when asked (st_sv_value, st_resid_sv) */
+    bool has_x;                    /* later: there is a solution */
 } StRunOut;
 
 typedef struct {
@@ -146,7 +157,8 @@ typedef struct {
     uint32_t assign_cap, match_cap;
     Vec(Block) blocks;
     U32Vec bvars, beqs, torn;
-    ExprVec resid_sv;  /* the residuals handed to IDA, in sv form */
+    ExprVec resid_sv;  /* the residuals handed to IDA, in sv form (NULL: a run's row
+                          not built yet, st_resid_sv) */
     U32Vec resid_eq;   /* the equation each residual comes from */
     double *startv;    /* sv -> numeric start (dummy selection) */
     unsigned char *natural;  /* flat var -> a model equation defines der(x)
@@ -246,6 +258,12 @@ Expr *st_run_jac_entry(St *t, uint32_t row, Expr *e, bool *ok);
 /* the lowered value of the assigned sv as its run's representative's
  * renamed, or NULL (lower it) */
 Expr *st_run_lower_value(St *t, uint32_t sv);
+/* What BLT leaves to be built on demand for the instances of a run: the
+ * value of sv (assigned, or an explicit state derivative; NULL when none),
+ * residual row r in sv form, the residual of single block b */
+Expr *st_sv_value(St *t, uint32_t sv);
+Expr *st_resid_sv(St *t, uint32_t r);
+Expr *st_block_res(St *t, Block *b);
 /* partition.c: clocks and their partitions (after the continuous system and its events) */
 void struct_build_clocks(St *t);
 /* alias.c, init.c, events.c, origins.c */
