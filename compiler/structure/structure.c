@@ -115,7 +115,23 @@ void st_incidence(St *t, uint32_t e) {
         if (st_is_unknown(t, vs->data[i]->index)) q->inc[q->ninc++] = vs->data[i]->index;
 }
 
+/* room for the equations and the structural variables they create (a
+ * template's instances one derivative each at most): no copies while
+ * they grow to a million */
+static void reserve_equations(St *t) {
+    uint32_t neq = 0, nder = 0;
+    for (uint32_t i = 0; i < t->m->eqs.len; i++) {
+        const FlatEq *q = &t->m->eqs.data[i];
+        if (q->kind != FE_NORMAL || t->eq_alias[i]) continue;
+        const StTmpl *k = st_tmpl(t, q);
+        neq++, nder += k && k->nder;
+    }
+    vec_reserve(t->arena, &t->eq, neq + 1);
+    vec_reserve(t->arena, &t->sv, t->m->vars.len + nder + 1);
+}
+
 static void build_equations(St *t) {
+    reserve_equations(t);
     for (uint32_t v = 0; v < t->m->vars.len; v++) new_sv(t, v, 0, -1);
     t->nflat = t->m->vars.len;
     uint32_t var[ST_TMPL_MAX_LEAVES];

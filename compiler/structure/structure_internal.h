@@ -103,6 +103,7 @@ typedef struct {
     const FlatEq *q;   /* the template */
     bool uniform;      /* its instances are it with the leaves renamed */
     Expr **leaves;     /* [nleaves] distinct VAR/DER leaves, plain or indexed */
+    ExprAffine *aff;   /* [nleaves] the flat variable each reads, over the induction values */
     uint32_t nleaves, nder;
     Expr *res;         /* lhs - rhs of the template (uniform only) */
     /* alias elimination (alias.c): a uniform instance classified as no

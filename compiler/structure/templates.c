@@ -89,6 +89,12 @@ StTmpl *st_tmpl(St *t, const FlatEq *q) {
     k->nrisky = -1;
     k->uniform = scan(t, k, q->tmpl->lhs) && scan(t, k, q->tmpl->rhs);
     if (k->uniform) k->res = expr_sub(t->c, q->tmpl->lhs, q->tmpl->rhs);
+    k->aff = ARENA_ARRAY(t->arena, ExprAffine, k->nleaves + 1);
+    for (uint32_t i = 0; i < k->nleaves && k->uniform; i++) { /* a plain leaf: the constant form */
+        Expr *l = k->leaves[i];
+        if (l->kind != EXPR_AT) k->aff[i].c[0] = l->index;
+        else k->uniform = expr_affine_of(l->args[0], &k->aff[i]);
+    }
     hmap_put(t->arena, &t->tmpls, (uint64_t)(uintptr_t)q->tmpl, k);
     return k->uniform ? k : NULL;
 }
@@ -97,8 +103,9 @@ bool st_tmpl_leaves(St *t, const StTmpl *k, uint32_t inst, uint32_t *var) {
     int64_t iv[EXPR_MAXIDX];
     flat_dom_point(k->q->dom, inst, iv);
     for (uint32_t i = 0; i < k->nleaves; i++) {
-        var[i] = flat_leaf_var(k->leaves[i], iv);
-        if (var[i] >= t->m->vars.len) return false;
+        int64_t v = expr_affine_at(&k->aff[i], iv);
+        if (v < 0 || v >= t->m->vars.len) return false;
+        var[i] = (uint32_t)v;
     }
     for (uint32_t i = 0; i < k->nleaves; i++)
         for (uint32_t j = 0; j < i; j++)
