@@ -58,9 +58,11 @@ python3 bench/gen_loops.py heat3d 3 > "$tmp/heat.dyad" && both "gen_loops heat3d
 
 # loop models whose templates survive the structure entry, and the cases
 # that fall back to instances (tests/arrays/loops.dyad), simulated too:
-# the same System gives the same numbers, bit for bit
-for name in HeatRod MassChain RodEnds Plate Box Runs Pendulums; do
+# the same System gives the same numbers, bit for bit; the same LLVM IR
+# also covers what the dump leaves out (the starting guesses of y')
+for name in HeatRod MassChain RodEnds Plate Box Runs InitRuns Pendulums; do
     both "arrays/loops $name" flatten tests/arrays/loops.dyad --no-stdlib --model "$name" --structure
+    both "arrays/loops $name IR" build tests/arrays/loops.dyad --no-stdlib --model "$name" --emit-llvm -o "$tmp/x"
     "$dyadc" run tests/arrays/loops.dyad --no-stdlib --model "$name" --stop 2 -o "$tmp/a.csv" > /dev/null 2>&1
     "$dyadc" run tests/arrays/loops.dyad --no-stdlib --model "$name" --stop 2 --scalarize -o "$tmp/b.csv" > /dev/null 2>&1
     if [ ! -s "$tmp/a.csv" ] || ! cmp -s "$tmp/a.csv" "$tmp/b.csv"; then

@@ -114,16 +114,20 @@ static Expr *value_at_start(St *t, Expr *value) {
 
 /* A better first guess of y' for IDACalcIC than 0: where a state's
  * derivative is given by its own equation (`der(x) = v`, BLT block of
- * kind state derivative), its value at the start values of the others. */
+ * kind state derivative), its value at the start values of the others
+ * (an instance of a run: its representative's, initruns.c). */
 static void start_derivatives(St *t) {
     System *s = t->s;
+    StInitRuns *runs = st_init_runs(t);
     for (uint32_t i = 0; i < t->blocks.len; i++) {
         Block *b = &t->blocks.data[i];
         if (b->kind != SB_STATE_DER) continue;
         SVar *d = &t->sv.data[t->bvars.data[b->first]];
-        uint32_t y = (uint32_t)t->sv.data[d->yp_of].slot;
-        Expr *x = st_has_value(d) ? value_at_start(t, st_sv_value(t, t->bvars.data[b->first]))
-                                  : solved_at_start(t, b, expr_leaf(t->c, EXPR_YP, y));
+        uint32_t y = (uint32_t)t->sv.data[d->yp_of].slot, e = t->beqs.data[b->first];
+        Expr *x;
+        if (!st_has_value(d)) x = solved_at_start(t, b, expr_leaf(t->c, EXPR_YP, y));
+        else if (!st_init_run_start_yp(t, runs, e, &x))
+            st_init_run_note_yp(t, runs, e, x = value_at_start(t, st_sv_value(t, t->bvars.data[b->first])));
         if (x) s->start_yp[y] = x;
     }
 }

@@ -420,3 +420,11 @@ Expr *st_run_lower_value(St *t, uint32_t sv) {
     Expr *r = ren_expr(&p, rep);
     return p.ok ? r : NULL;
 }
+
+int32_t st_run_row_leaves(St *t, uint32_t row, Expr *const *resid, StRunLeaves *l) {
+    int32_t rep = st_run_jac_row(t, row, resid);
+    if (rep < 0) return -1;
+    const StRunRow *w = t->run_rows.data[row];
+    *l = (StRunLeaves){w->ent->low, w->to, w->ent->nd};
+    return rep;
+}

@@ -265,6 +265,21 @@ Expr *st_run_lower_value(St *t, uint32_t sv);
 Expr *st_sv_value(St *t, uint32_t sv);
 Expr *st_resid_sv(St *t, uint32_t r);
 Expr *st_block_res(St *t, Block *b);
+/* the lowered leaves of a renamed row's representative (from) and of the
+ * row (to), from[i] -> to[i] (NULL both: a variable without a leaf, an
+ * assigned one); the representative's row, or -1 when st_run_jac_row
+ * gives none */
+typedef struct {
+    Expr *const *from, *const *to;
+    uint32_t n;
+} StRunLeaves;
+int32_t st_run_row_leaves(St *t, uint32_t row, Expr *const *resid, StRunLeaves *l);
+/* initruns.c: the starting guesses of y' for the state derivatives of
+ * runs (init.c's start_derivatives), once per run */
+typedef struct StInitRuns StInitRuns;
+StInitRuns *st_init_runs(St *t);
+bool st_init_run_start_yp(St *t, StInitRuns *r, uint32_t e, Expr **x);
+void st_init_run_note_yp(St *t, StInitRuns *r, uint32_t e, Expr *x);
 /* partition.c: clocks and their partitions (after the continuous system and its events) */
 void struct_build_clocks(St *t);
 /* alias.c, init.c, events.c, origins.c */
