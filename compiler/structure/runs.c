@@ -388,6 +388,6 @@ int32_t st_run_row_leaves(St *t, uint32_t row, Expr *const *resid, StRunLeaves *
     int32_t rep = st_run_jac_row(t, row, resid);
     if (rep < 0) return -1;
     const StRunRow *w = t->run_rows.data[row];
-    *l = (StRunLeaves){w->ent->low, w->to, w->ent->nd};
+    *l = (StRunLeaves){w->ent->low, w->to, w->ent->dist, w->dist, w->ent->nd};
     return rep;
 }
