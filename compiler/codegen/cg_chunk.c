@@ -214,18 +214,46 @@ static uint32_t loop_cost(Cg *g, const CgItem *items, uint32_t j) {
     return n;
 }
 
-/* Number of items [first, n) that fit in one chunk (at least one item or
- * one loop): straight items and loops, a loop costing its body. */
+/* Is there a nest at item j?  As loop_at, with cg_nest_strides. */
+static bool nest_at(Cg *g, const CgItem *items, uint32_t j) {
+    if (!g->nest[j]) return false;
+    if (cg_nest_strides(g, items, j, g->nest_period[j])) return true;
+    g->nest[j] = 0;
+    return false;
+}
+
+/* Nodes of the nest at j: its body, straight items counted together
+ * between inner loops, each inner loop its body. */
+static uint32_t nest_cost(Cg *g, const CgItem *items, uint32_t j) {
+    bool share = g->share_count;
+    g->share_count = false;
+    g->stamp++;
+    uint32_t n = 0;
+    for (uint32_t x = j; x < j + g->nest_period[j];) {
+        if (!g->run[x]) {
+            n += item_cost(g, &items[x++]);
+            continue;
+        }
+        n += loop_cost(g, items, x);
+        x += g->run[x];
+    }
+    g->stamp++;
+    g->share_count = share;
+    return n;
+}
+
+/* Number of items [first, n) that fit in one chunk (at least one item,
+ * loop or nest): straight items, loops and nests, costing their bodies. */
 static uint32_t plan_chunk(Cg *g, const CgItem *items, uint32_t first, uint32_t n,
                            uint32_t *nodes) {
     int32_t dstride[CG_LOOP_MAX_PERIOD];
     uint32_t j = first, total = 0;
     while (j < n) {
-        bool loop = loop_at(g, items, j, dstride);
-        uint32_t c = loop ? loop_cost(g, items, j) : item_cost(g, &items[j]);
+        bool nest = nest_at(g, items, j), loop = !nest && loop_at(g, items, j, dstride);
+        uint32_t c = nest ? nest_cost(g, items, j) : loop ? loop_cost(g, items, j) : item_cost(g, &items[j]);
         if (j > first && total + c > g->chunk_cap) break;
         total += c;
-        j += loop ? g->run[j] : 1;
+        j += nest ? g->nest[j] : loop ? g->run[j] : 1;
     }
     *nodes = total;
     return j - first;
@@ -243,16 +271,18 @@ static LLVMValueRef emit_chunk(Cg *g, const CgFnSpec *spec, const CgItem *items,
     NanAcc nan = {NULL, NULL};
     int32_t dstride[CG_LOOP_MAX_PERIOD];
     for (uint32_t i = first; i < first + count;) {
-        if (loop_at(g, items, i, dstride)) {
-            LLVMValueRef r = cg_emit_loop(g, spec, items, i, g->run[i], g->period[i], dstride, fn);
+        bool nest = nest_at(g, items, i);
+        if (nest || loop_at(g, items, i, dstride)) {
+            LLVMValueRef r = nest ? cg_emit_nest(g, spec, items, i, g->nest[i], g->nest_period[i], fn)
+                                  : cg_emit_loop(g, spec, items, i, g->run[i], g->period[i], dstride, fn);
             if (spec->ret == CG_RET_STATUS)
                 loops_nan = loops_nan ? LLVMBuildOr(g->bld, loops_nan, r, "") : r;
             if (spec->ret == CG_RET_ASSERT) {        /* the first failure wins */
                 LLVMValueRef have = LLVMBuildICmp(g->bld, LLVMIntNE, acc, LLVMConstInt(g->t_i32, 0, 0), "");
                 acc = LLVMBuildSelect(g->bld, have, acc, r, "");
             }
-            g->nloops++;
-            i += g->run[i];
+            if (nest) g->nnests++;
+            i += nest ? g->nest[i] : g->run[i];
             continue;
         }
         const CgItem *it = &items[i];
@@ -440,8 +470,8 @@ static void claim_root(Cg *g, Expr *root, uint32_t c) {
 static void claim_chunk(Cg *g, const CgItem *items, uint32_t first, uint32_t count, uint32_t c) {
     g->stamp++;
     for (uint32_t i = first; i < first + count;) {
-        if (g->run[i]) {                 /* loops own nothing */
-            i += g->run[i];
+        if (g->nest[i] || g->run[i]) {   /* loops own nothing */
+            i += g->nest[i] ? g->nest[i] : g->run[i];
             continue;
         }
         if (items[i].a) claim_root(g, items[i].a, c);
@@ -459,7 +489,7 @@ typedef struct ChunkPlan {
 
 static bool has_loop(const Cg *g, uint32_t first, uint32_t count) {
     for (uint32_t i = first; i < first + count; i++)
-        if (g->run[i]) return true;
+        if (g->run[i] || g->nest[i]) return true;
     return false;
 }
 
@@ -477,7 +507,7 @@ static ChunkPlan *plan_chunks(Cg *g, const CgItem *items, uint32_t nitems, uint3
         g->stamp++;
         p.count = plan_chunk(g, items, first, nitems, &p.nodes);
         g->share_count = false;
-        p.oversized = p.nodes > g->chunk_cap && !g->run[first];
+        p.oversized = p.nodes > g->chunk_cap && !g->run[first] && !g->nest[first];
         p.loops = has_loop(g, first, p.count);
         if (!p.oversized) claim_chunk(g, items, first, p.count, plans.len);
         vec_push(g->arena, &plans, p);
@@ -496,7 +526,9 @@ static void emit_function(Cg *g, const CgPending *p) {
     uint32_t ntmp = 0, nplans;
     g->run = ARENA_ARRAY(g->arena, uint32_t, nitems + 1);
     g->period = ARENA_ARRAY(g->arena, uint16_t, nitems + 1);
-    cg_plan_loops(g, items, nitems, g->run, g->period);
+    g->nest = ARENA_ARRAY(g->arena, uint32_t, nitems + 1);
+    g->nest_period = ARENA_ARRAY(g->arena, uint32_t, nitems + 1);
+    cg_plan_loops(g, items, nitems, g->run, g->period, g->nest, g->nest_period);
     ChunkPlan *plans = plan_chunks(g, items, nitems, &nplans);
     g->tmp_base = g->nshare;
     uint64_t straight = 0;
@@ -522,7 +554,9 @@ static void emit_function(Cg *g, const CgPending *p) {
     g->nchunks += chunks.len;
     arena_release(g->arena, g->run, sizeof *g->run * ((size_t)nitems + 1));
     arena_release(g->arena, g->period, sizeof *g->period * ((size_t)nitems + 1));
-    g->run = NULL;
+    arena_release(g->arena, g->nest, sizeof *g->nest * ((size_t)nitems + 1));
+    arena_release(g->arena, g->nest_period, sizeof *g->nest_period * ((size_t)nitems + 1));
+    g->run = g->nest = g->nest_period = NULL;
     g->period = NULL;
     g->share_gen++;                           /* no sharing outside this function */
     emit_entry(g, spec, p->fn, chunks.data, chunks.len, g->tmp_base + ntmp);
@@ -570,6 +604,8 @@ static void node_tables(Cg *g) {
     g->count_stamp = ARENA_ARRAY(g->arena, uint32_t, n);
     g->loop_stride = ARENA_ARRAY(g->arena, int32_t, n);
     g->stride_stamp = ARENA_ARRAY(g->arena, uint32_t, n);
+    g->nest_stride = ARENA_ARRAY(g->arena, int32_t, n);
+    g->nest_stamp = ARENA_ARRAY(g->arena, uint32_t, n);
 }
 
 void cg_emit_functions(Cg *g) {

@@ -113,6 +113,7 @@ static int collect_stats(Cg *g, LLVMTargetMachineRef tm, void *ud) {
     }
     st->chunks = g->nchunks;
     st->loops = g->nloops;
+    st->nests = g->nnests;
     st->max_chunk_nodes = g->max_chunk_nodes;
     return 0;
 }

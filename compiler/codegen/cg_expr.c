@@ -44,11 +44,11 @@ LLVMValueRef cg_load(Cg *g, CgArg arg, uint32_t index) {
     return LLVMBuildLoad2(g->bld, elem, cg_slot(g, arg, index), "");
 }
 
-/* A leaf's load: at its index, or in a loop at index + stride * j. */
+/* A leaf's load: at its index, or in a loop (nest) at index + stride * j
+ * (+ outer stride * J). */
 static LLVMValueRef load_leaf(Cg *g, CgArg arg, uint32_t index, const Expr *e) {
-    int32_t st = cg_leaf_stride(g, e);
-    if (!st) return cg_load(g, arg, index);
-    LLVMValueRef idx = cg_loop_index(g, index, st);
+    LLVMValueRef idx = cg_leaf_index(g, index, e);
+    if (!idx) return cg_load(g, arg, index);
     return LLVMBuildLoad2(g->bld, g->t_f64, LLVMBuildInBoundsGEP2(g->bld, g->t_f64, g->args[arg], &idx, 1, ""), "");
 }
 
@@ -299,9 +299,9 @@ LLVMValueRef cg_expr(Cg *g, Expr *root) {
 }
 
 /* The tmp slot of a value shared between chunks of the current function,
- * or -1 (never inside a loop: its body stands for every iteration). */
+ * or -1 (never inside a loop or nest: its body stands for every iteration). */
 int32_t cg_shared_slot(const Cg *g, const Expr *e) {
-    if (g->loop_j || !g->share_gen_of || g->share_gen_of[cg_node(g, e)] != g->share_gen) return -1;
+    if (g->loop_j || g->nest_j || !g->share_gen_of || g->share_gen_of[cg_node(g, e)] != g->share_gen) return -1;
     return g->share_slot[cg_node(g, e)];
 }
 

@@ -137,6 +137,13 @@ typedef struct Cg {
     int32_t *loop_stride;      /* [nnodes + 1] */
     uint32_t *stride_stamp;    /* [nnodes + 1] */
     uint32_t loop_gen;
+    /* nests (cg_loop.c): inside one, leaf e also moves by
+     * nest_stride[id] * nest_j when nest_stamp[id] == nest_gen */
+    LLVMValueRef nest_j;       /* i32 outer iteration number, NULL outside nests */
+    int32_t *nest_stride;      /* [nnodes + 1] */
+    uint32_t *nest_stamp;      /* [nnodes + 1] */
+    uint32_t nest_gen;
+    uint32_t nest_items;       /* items per outer iteration of the current nest */
     /* values shared between chunks (cg_chunk.c): a node first computed by
      * chunk share_owner[id] of the current function (valid while
      * share_gen_of[id] == share_gen) and used by a later chunk is stored
@@ -151,7 +158,10 @@ typedef struct Cg {
     uint32_t tmp_base;         /* the cut slots follow the shared ones */
     uint32_t *run;             /* emit_function: run[k] items loop from k */
     uint16_t *period;          /* items per iteration of that run */
-    uint32_t nloops;           /* statistics */
+    uint32_t *nest;            /* emit_function: nest[k] items are a nest from k */
+    uint32_t *nest_period;     /* items per outer iteration of that nest */
+    uint32_t nloops;           /* statistics: loops, inner ones of nests too */
+    uint32_t nnests;           /* statistics */
     uint32_t nchunks;          /* statistics */
     uint32_t max_chunk_nodes;
 } Cg;
@@ -183,14 +193,22 @@ LLVMValueRef cg_item_value(Cg *g, const CgItem *it);
 #define CG_LOOP_MAX_PERIOD 512 /* items per loop iteration */
 
 /* cg_loop.c: runs of items of one shape (run[k] items from k, period[k]
- * per iteration; 0 = no run at k), their strides, one loop */
-void cg_plan_loops(Cg *g, const CgItem *items, uint32_t n, uint32_t *run,
-                   uint16_t *period);
+ * per iteration; 0 = no run at k), nests of runs (nest[k] items from k,
+ * nest_period[k] per outer iteration, the runs among them in run[]), their
+ * strides, one loop or nest */
+void cg_plan_loops(Cg *g, const CgItem *items, uint32_t n, uint32_t *run, uint16_t *period, uint32_t *nest,
+                   uint32_t *nest_period);
 bool cg_loop_strides(Cg *g, const CgItem *items, uint32_t k0, uint32_t period, int32_t *dest_stride);
+bool cg_nest_strides(Cg *g, const CgItem *items, uint32_t first, uint32_t period);
 LLVMValueRef cg_emit_loop(Cg *g, const CgFnSpec *spec, const CgItem *items, uint32_t first, uint32_t count,
                           uint32_t period, const int32_t *dstride, LLVMValueRef fn);
+LLVMValueRef cg_emit_nest(Cg *g, const CgFnSpec *spec, const CgItem *items, uint32_t first, uint32_t count,
+                          uint32_t period, LLVMValueRef fn);
 LLVMValueRef cg_loop_index(Cg *g, uint32_t base, int32_t stride);
 int32_t cg_leaf_stride(const Cg *g, const Expr *e);
+/* the i32 index of leaf e at `index` in the current loop or nest, NULL
+ * when it does not move (a plain load) */
+LLVMValueRef cg_leaf_index(Cg *g, uint32_t index, const Expr *e);
 
 /* cg_data.c: tables as byte strings, name lists filled at load time by
  * CG_NAMES_INIT (a constructor; cg_jit.c calls it itself) */

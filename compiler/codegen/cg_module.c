@@ -715,7 +715,8 @@ static void release_scratch(Cg *g) {
     g->node_of = NULL;
     g->memo = NULL;
     g->memo_stamp = g->count_stamp = g->stride_stamp = NULL;
-    g->loop_stride = NULL;
+    g->loop_stride = g->nest_stride = NULL;
+    g->nest_stamp = NULL;
     g->cut_slot = g->share_slot = NULL;
     g->cut_gen_of = g->cut_size = g->cut_seen = g->share_gen_of = g->share_owner = NULL;
     memset(&g->pending, 0, sizeof g->pending);

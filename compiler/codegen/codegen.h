@@ -111,7 +111,9 @@ typedef struct CgStats {
     uint32_t chunks;           /* of which chunk functions */
     uint32_t max_instructions; /* largest defined function, in instructions */
     uint32_t max_chunk_nodes;  /* largest chunk, in expression nodes */
-    uint32_t loops;            /* of the chunks, loops over runs of items */
+    uint32_t loops;            /* of the chunks, loops over runs of items (the
+                                  inner loops of nests included) */
+    uint32_t nests;            /* of the chunks, two-level nests (cg_loop.c) */
 } CgStats;
 int cg_stats(const System *s, const CgOptions *o, CgStats *out);
 

@@ -57,9 +57,10 @@ static const char **names(TestSys *t, const char *prefix, uint32_t n) {
     return v;
 }
 
-/* Unknowns with their residuals; dense-in-pattern Jacobian from expr_diff,
- * keeping only structurally nonzero entries. */
-static void ts_set_resid(TestSys *t, uint32_t ny, Expr **resid) {
+/* Unknowns with their residuals; dense-in-pattern Jacobian from expr_diff
+ * of the rows within `band` of each column, keeping only structurally
+ * nonzero entries. */
+static void ts_set_resid_band(TestSys *t, uint32_t ny, Expr **resid, uint32_t band) {
     System *s = &t->s;
     s->ny = ny;
     s->resid = resid;
@@ -73,7 +74,7 @@ static void ts_set_resid(TestSys *t, uint32_t ny, Expr **resid) {
     for (uint32_t c = 0; c < ny; c++) {
         s->start[c] = C(t, 1.0);
         s->start_yp[c] = C(t, 0.0);
-        for (uint32_t r = 0; r < ny; r++) {
+        for (uint32_t r = c > band ? c - band : 0; r < ny && r <= c + band; r++) {
             Expr *a = expr_diff(t->x, resid[r], Y(t, c));
             Expr *b = expr_diff(t->x, resid[r], YP(t, c));
             if (!expr_is_const_value(b, 0)) s->y_is_diff[c] = 1;
@@ -89,6 +90,8 @@ static void ts_set_resid(TestSys *t, uint32_t ny, Expr **resid) {
     s->jac_dy = dy.data;
     s->jac_dyp = dyp.data;
 }
+
+static void ts_set_resid(TestSys *t, uint32_t ny, Expr **resid) { ts_set_resid_band(t, ny, resid, ny); }
 
 static void ts_set_params(TestSys *t, uint32_t np, Expr **defaults, uint32_t *order) {
     System *s = &t->s;
@@ -804,6 +807,119 @@ START_TEST(test_loops_bitwise) {
 }
 END_TEST
 
+/* A plate of NI x NJ cells (cell c = i*NJ + j): r_c = C_c y'_c - G_c *
+ * sum over its 2..4 neighbours n of (y_n - y_c), p[2c] = G_c, p[2c+1] =
+ * C_c.  A grid row is a boundary cell, NJ - 2 interior cells of one shape
+ * (every index moving by 1 or 2) and another boundary cell, and the
+ * interior rows repeat with strides NJ and 2 NJ: residual, Jacobian
+ * (CSC) and coefficient checks (C_c, negated on the boundary) become
+ * nests, an outer loop over the rows around an inner loop over the
+ * interior cells; the outputs (two per cell, alike everywhere) one loop. */
+static TestSys *plate_system(uint32_t ni, uint32_t nj) {
+    TestSys *t = ts_new();
+    uint32_t n = ni * nj;
+    Expr **r = ARENA_ARRAY(t->arena, Expr *, n), **out = ARENA_ARRAY(t->arena, Expr *, 2 * n);
+    Expr **coef = ARENA_ARRAY(t->arena, Expr *, n);
+    for (uint32_t i = 0; i < ni; i++)
+        for (uint32_t j = 0; j < nj; j++) {
+            uint32_t c = i * nj + j;
+            Expr *flow = C(t, 0);
+            if (i > 0) flow = expr_add(t->x, flow, expr_sub(t->x, Y(t, c - nj), Y(t, c)));
+            if (j > 0) flow = expr_add(t->x, flow, expr_sub(t->x, Y(t, c - 1), Y(t, c)));
+            if (j + 1 < nj) flow = expr_add(t->x, flow, expr_sub(t->x, Y(t, c + 1), Y(t, c)));
+            if (i + 1 < ni) flow = expr_add(t->x, flow, expr_sub(t->x, Y(t, c + nj), Y(t, c)));
+            r[c] = expr_sub(t->x, expr_mul(t->x, P(t, 2 * c + 1), YP(t, c)), expr_mul(t->x, P(t, 2 * c), flow));
+            out[2 * c] = expr_mul(t->x, P(t, 2 * c + 1), Y(t, c));
+            out[2 * c + 1] = expr_call(t->x, FN_SIN, expr_add(t->x, Y(t, c), P(t, 2 * c)), NULL);
+            bool edge = i == 0 || j == 0 || i + 1 == ni || j + 1 == nj;
+            coef[c] = edge ? expr_neg(t->x, P(t, 2 * c + 1)) : P(t, 2 * c + 1);
+        }
+    ts_set_resid_band(t, n, r, nj);
+    ts_set_params(t, 2 * n, NULL, NULL);
+    ts_set_outputs(t, 2 * n, out);
+    t->s.ncoef_check = n;
+    t->s.coef_check = coef;
+    t->s.coef_check_msg = names(t, "coef", n);
+    return t;
+}
+
+/* Lines of the IR (a table or a name list is one line whatever its size). */
+static size_t ir_lines(const System *s, const CgOptions *o) {
+    char *buf = NULL;
+    size_t len = 0, lines = 0;
+    FILE *f = open_memstream(&buf, &len);
+    ck_assert_int_eq(cg_dump_ir(s, o, f), 0);
+    fclose(f);
+    for (size_t i = 0; i < len; i++) lines += buf[i] == '\n';
+    free(buf);
+    return lines;
+}
+
+/* Nests compute what straight-line code computes, bit for bit, and their
+ * body is one cell, not one grid row: the IR and the largest function do
+ * not grow with the row length. */
+START_TEST(test_nests_bitwise) {
+    enum { NI = 12, NJ = 40, N = NI * NJ };
+    TestSys *t = plate_system(NI, NJ), *wide = plate_system(NI, 2 * NJ);
+    const System *s = &t->s;
+    CgOptions with, without;
+    cg_options_init(&with);
+    cg_options_init(&without);
+    without.no_loops = 1;
+    CgStats st, stw, st0;
+    ck_assert_int_eq(cg_stats(s, &with, &st), 0);
+    ck_assert_int_eq(cg_stats(&wide->s, &with, &stw), 0);
+    ck_assert_int_eq(cg_stats(s, &without, &st0), 0);
+    fprintf(stderr, "plate %ux%u: %u nests, %u loops, largest function %u instructions (%u without loops)\n",
+            NI, NJ, st.nests, st.loops, st.max_instructions, st0.max_instructions);
+    ck_assert_uint_ge(st.nests, 3);             /* residual, Jacobian, checks */
+    ck_assert_uint_eq(st0.nests + st0.loops, 0);
+    ck_assert_uint_le(stw.max_instructions, st.max_instructions);
+    size_t ir = ir_lines(s, &with), ir_wide = ir_lines(&wide->s, &with), ir0 = ir_lines(s, &without);
+    fprintf(stderr, "plate IR lines: %zu, %zu at %u columns, %zu without loops\n", ir, ir_wide, 2 * NJ, ir0);
+    ck_assert_msg(ir * 8 < ir0, "IR %zu lines with nests, %zu without", ir, ir0);
+    ck_assert_msg(ir_wide < ir + ir / 8, "IR %zu lines at %u columns, %zu at %u", ir_wide, 2 * NJ, ir, NJ);
+    CgJit *jw = cg_jit_compile(s, &with), *jo = cg_jit_compile(s, &without);
+    ck_assert_ptr_nonnull(jw);
+    ck_assert_ptr_nonnull(jo);
+    const DyrtModel *mw = cg_jit_model(jw), *mo = cg_jit_model(jo);
+    static double buf[4 * 2 * N], r[2][N], jac[2][5 * N], out[2][2 * N];
+    for (int rep = 0; rep < 6; rep++) {
+        Point pt;
+        random_point(&pt, buf, 2 * N);
+        if (rep == 5) pt.y[5 * NJ + 17] = NAN;  /* an interior cell: inside an inner loop */
+        int rc[2][2];
+        eval_model(mw, s, &pt, r[0], jac[0], out[0], rc[0]);
+        eval_model(mo, s, &pt, r[1], jac[1], out[1], rc[1]);
+        ck_assert_int_eq(rc[0][0], rep == 5);
+        ck_assert_int_eq(rc[1][0], rep == 5);
+        ck_assert_mem_eq(r[0], r[1], sizeof r[0]);
+        ck_assert_mem_eq(jac[0], jac[1], sizeof(double) * s->jac_nnz);
+        ck_assert_mem_eq(out[0], out[1], sizeof out[0]);
+        /* the first zero coefficient: interior (inner loop), row boundary
+         * (nest body), the first row (outside the nest) */
+        ck_assert_int_eq(mw->check_coefs(pt.p), 0);
+        uint32_t cells[3] = {(uint32_t)(3 + rep) * NJ + 11 + (uint32_t)rep, (uint32_t)(1 + rep) * NJ + NJ - 1, 5};
+        double keep[3];
+        for (int z = 0; z < 3; z++) {           /* later cells first, then earlier ones too */
+            keep[z] = pt.p[2 * cells[z] + 1];
+            pt.p[2 * cells[z] + 1] = z == 1 ? NAN : 0.0;
+            ck_assert_int_eq(mw->check_coefs(pt.p), (int)cells[z] + 1);
+            ck_assert_int_eq(mo->check_coefs(pt.p), (int)cells[z] + 1);
+        }
+        for (int z = 0; z < 3; z++) pt.p[2 * cells[z] + 1] = keep[z];
+        if (rep == 5) continue;
+        for (uint32_t i = 0; i < N; i++) assert_close(r[0][i], ev(s->resid[i], &pt), "resid", i);
+        for (uint32_t k = 0; k < s->jac_nnz; k++)
+            assert_close(jac[0][k], ev(s->jac_dy[k], &pt) + pt.cj * ev(s->jac_dyp[k], &pt), "jac", k);
+    }
+    cg_jit_free(jw);
+    cg_jit_free(jo);
+    ts_free(wide);
+    ts_free(t);
+}
+END_TEST
+
 START_TEST(test_dump_ir) {
     TestSys *t = decay_system();
     char *buf = NULL;
@@ -1001,6 +1117,7 @@ static Suite *codegen_suite(void) {
     tcase_add_test(tc, test_chunk_bounds);
     tcase_add_test(tc, test_bulk_object);
     tcase_add_test(tc, test_loops_bitwise);
+    tcase_add_test(tc, test_nests_bitwise);
     tcase_add_test(tc, test_dump_ir);
     tcase_add_test(tc, test_empty_system);
     tcase_add_test(tc, test_bad_leaf);
