@@ -2,18 +2,23 @@
  * expr.c -- construction of the hash-consed expression DAG with
  * simplification on construction.
  *
- * Hash-consing: a node is looked up by (kind, fn, payload, argument ids) in
- * an open-addressing table before it is created, so structurally equal
- * expressions are pointer-equal.  Every constructor is O(1) amortized.
- * Simplification rules are local (constant folding, neutral and absorbing
- * elements, double negation, x - x, canonical operand order of commutative
- * operators by node id); no rule can loop because each returns an existing
- * operand or builds a node from strictly smaller parts.
+ * Hash-consing: a node is looked up by (kind, fn, payload, arguments) in
+ * an open-addressing table before it is created ("the node table" below),
+ * so structurally equal expressions are pointer-equal.  Every constructor
+ * is O(1) amortized.  Simplification rules are local (constant folding,
+ * neutral and absorbing elements, double negation, x - x, canonical operand
+ * order of commutative operators, expr_cmp_canon); no rule can loop
+ * because each returns an existing operand or builds a node from strictly
+ * smaller parts.
  */
+#define _DEFAULT_SOURCE  /* madvise(MADV_HUGEPAGE) beside _POSIX_C_SOURCE */
 #include "expr_internal.h"
 
 #include <math.h>
 #include <string.h>
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 
 const char *const expr_kind_names[EXPR_KIND_COUNT] = {
 #define X(k) #k,
@@ -37,12 +42,13 @@ int expr_fn_lookup(const char *name) {
     return -1;
 }
 
+static uint64_t *table_alloc(Arena *a, uint32_t cap);
+
 ExprCtx *expr_ctx_new(Arena *a) {
     ExprCtx *c = ARENA_NEW(a, ExprCtx);
     c->arena = a;
     c->cap = 1024;
-    c->table = ARENA_ARRAY(a, Expr *, c->cap);
-    c->hashes = ARENA_ARRAY(a, uint32_t, c->cap);
+    c->table = table_alloc(a, c->cap);
     return c;
 }
 
@@ -63,10 +69,8 @@ uint32_t expr_count(const ExprCtx *c) { return c->count; }
 
 void expr_ctx_seal(ExprCtx *c) {
     if (c->sealed) return;
-    arena_release(c->arena, c->table, sizeof(Expr *) * c->cap);
-    arena_release(c->arena, c->hashes, sizeof(uint32_t) * c->cap);
+    arena_release(c->arena, c->table, sizeof *c->table * c->cap);
     c->table = NULL;
-    c->hashes = NULL;
     for (int k = 0; k <= EXPR_Z - EXPR_VAR; k++) {
         arena_release(c->arena, c->leaf_cache[k], sizeof(Expr *) * c->leaf_cap[k]);
         c->leaf_cache[k] = NULL;
@@ -88,8 +92,25 @@ static uint64_t payload_bits(const Expr *e) {
     return bits;
 }
 
-/* One multiply per argument and a final avalanche (the table index uses
- * the low bits). */
+/* ---------- the node table ----------
+ * Nodes live in a pool of blocks by id (block k holds 2^k POOL_FIRST
+ * nodes), so a node is found from its id without a table of pointers, and
+ * nodes made one after the other sit side by side.  The table has one
+ * 8-byte slot per entry, (hash << 32 | id) with the low 32 bits of the
+ * node's hash: a probe compares hashes in the slot and reads a node only
+ * when they are equal (a lookup costs about one cache miss, the slot's
+ * line; a table of pointers beside their hashes cost two), and growing
+ * reads no node.  Linear probing over the compact array, load at most 3/4
+ * (a miss scans a few adjacent slots of one line), doubled when fuller.
+ * A large table asks for 2 MB pages: its probes are random, and with 4 KB
+ * pages each would be a TLB miss as well.  The hash uses the arguments'
+ * ids: where a node sits depends on the expressions only, and nothing
+ * walks the table but its growth. */
+#define POOL_FIRST 1024u
+#define HUGE_PAGE ((size_t)2 << 20)
+
+/* One multiply per argument and a final avalanche (the slot index uses the
+ * low bits). */
 static uint64_t node_hash(const Expr *e) {
     uint64_t h = ((uint64_t)e->kind << 16 | (uint64_t)e->fn << 8 | e->nargs) * 0x9e3779b97f4a7c15ull;
     h = (h ^ payload_bits(e)) * 0xff51afd7ed558ccdull;
@@ -107,22 +128,49 @@ static bool node_equal(const Expr *a, const Expr *b) {
     return true;
 }
 
+/* the pool entry of node id (ids start at 1): block k, offset */
+static Expr *pool_at(ExprCtx *c, uint32_t id) {
+    uint64_t j = (uint64_t)id - 1 + POOL_FIRST;
+    int k = 63 - __builtin_clzll(j) - 10;   /* POOL_FIRST = 2^10 */
+    if (!c->pool[k]) c->pool[k] = ARENA_ARRAY(c->arena, Expr, (size_t)POOL_FIRST << k);
+    return &c->pool[k][j - ((uint64_t)POOL_FIRST << k)];
+}
+
+static uint64_t *table_alloc(Arena *a, uint32_t cap) {
+    uint64_t *t = ARENA_ARRAY(a, uint64_t, cap);
+#ifdef MADV_HUGEPAGE
+    size_t bytes = sizeof *t * cap;
+    uintptr_t lo = ((uintptr_t)t + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1);
+    uintptr_t hi = ((uintptr_t)t + bytes) & ~(uintptr_t)(HUGE_PAGE - 1);
+    if (bytes >= 2 * HUGE_PAGE && hi > lo) madvise((void *)lo, hi - lo, MADV_HUGEPAGE); /* a hint */
+#endif
+    return t;
+}
+
+static void table_put(uint64_t *t, uint32_t mask, uint64_t slot) {
+    uint32_t i = (uint32_t)(slot >> 32) & mask;
+    while (t[i]) i = (i + 1) & mask;
+    t[i] = slot;
+}
+
+/* The table again at twice the slots.  A slot's new place is written LAG
+ * slots after its line was prefetched, so several misses are in flight
+ * instead of one at a time. */
+enum { LAG = 16 };
 static void table_grow(ExprCtx *c) {
-    uint32_t cap = c->cap * 2;
-    Expr **t = ARENA_ARRAY(c->arena, Expr *, cap);
-    uint32_t *h = ARENA_ARRAY(c->arena, uint32_t, cap);
+    uint32_t cap = c->cap * 2, mask = cap - 1, n = 0;
+    uint64_t *t = table_alloc(c->arena, cap), pend[LAG];
     for (uint32_t i = 0; i < c->cap; i++) {
-        Expr *e = c->table[i];
-        if (!e) continue;
-        uint32_t j = c->hashes[i] & (cap - 1);
-        while (t[j]) j = (j + 1) & (cap - 1);
-        t[j] = e;
-        h[j] = c->hashes[i];
+        uint64_t s = c->table[i];
+        if (!s) continue;
+        __builtin_prefetch(&t[(uint32_t)(s >> 32) & mask], 1);
+        uint32_t k = n++ % LAG;
+        if (n > LAG) table_put(t, mask, pend[k]);
+        pend[k] = s;
     }
-    arena_release(c->arena, c->table, sizeof(Expr *) * c->cap);
-    arena_release(c->arena, c->hashes, sizeof(uint32_t) * c->cap);
+    for (uint32_t k = 0; k < n && k < LAG; k++) table_put(t, mask, pend[k]);
+    arena_release(c->arena, c->table, sizeof *c->table * c->cap);
     c->table = t;
-    c->hashes = h;
     c->cap = cap;
 }
 
@@ -188,18 +236,19 @@ static Expr *sealed_node(ExprCtx *c, const Expr *tmpl) {
 
 Expr *expr_intern(ExprCtx *c, const Expr *tmpl) {
     if (c->sealed) return sealed_node(c, tmpl);
-    if ((c->count + 1) * 2 > c->cap) table_grow(c);
-    uint32_t h = (uint32_t)node_hash(tmpl);
-    uint32_t i = h & (c->cap - 1);
-    for (; c->table[i]; i = (i + 1) & (c->cap - 1))
-        if (c->hashes[i] == h && node_equal(c->table[i], tmpl)) return c->table[i];
-    Expr *e = ARENA_NEW(c->arena, Expr);
+    if (((uint64_t)c->count + 1) * 4 > (uint64_t)c->cap * 3) table_grow(c);
+    uint32_t h = (uint32_t)node_hash(tmpl), mask = c->cap - 1, i = h & mask;
+    for (uint64_t s; (s = c->table[i]); i = (i + 1) & mask) {
+        if ((uint32_t)(s >> 32) != h) continue;
+        Expr *e = pool_at(c, (uint32_t)s);
+        if (node_equal(e, tmpl)) return e;
+    }
+    Expr *e = pool_at(c, c->count + 1);
     *e = *tmpl;
     if (e->kind == EXPR_CONST && e->value == 0.0) e->value = 0.0;
     e->id = ++c->count;
     set_canon_keys(e);
-    c->table[i] = e;
-    c->hashes[i] = h;
+    c->table[i] = (uint64_t)h << 32 | e->id;
     return e;
 }
 

@@ -4,12 +4,15 @@
 
 #include "expr.h"
 
+#define EXPR_POOL_BLOCKS 23   /* 1024 (2^23 - 1) > 2^32 ids */
+
 struct ExprCtx {
     Arena *arena;
-    Expr **table;       /* hash-consing table, open addressing */
-    uint32_t *hashes;   /* [cap] node_hash of table[i] (low 32 bits): probes
-                           compare these before touching a node */
+    uint64_t *table;    /* hash-consing table (expr.c, "the node table"):
+                           [cap] slots, 0 or (hash << 32 | node id) */
     uint32_t cap, count;
+    Expr *pool[EXPR_POOL_BLOCKS]; /* the nodes by id: block k holds ids
+                           from POOL_FIRST (2^k - 1) + 1, 2^k POOL_FIRST of them */
     HashMap diff_memo;  /* (node id << 32 | leaf id) -> derivative */
     Expr **leaf_cache[EXPR_Z - EXPR_VAR + 1]; /* [kind - EXPR_VAR][index]: the
                            plain leaves VAR..Z by index, so the most frequent
