@@ -422,9 +422,10 @@ Expr *st_run_lower_value(St *t, uint32_t sv) {
 }
 
 int32_t st_run_row_leaves(St *t, uint32_t row, Expr *const *resid, StRunLeaves *l) {
+    if (row >= t->s->ny) return -1; /* after the internal error of build_residuals */
     int32_t rep = st_run_jac_row(t, row, resid);
     if (rep < 0) return -1;
     const StRunRow *w = t->run_rows.data[row];
-    *l = (StRunLeaves){w->ent->low, w->to, w->ent->nd};
+    *l = (StRunLeaves){w->ent->low, w->to, w->ent->dist, w->dist, w->ent->nd};
     return rep;
 }

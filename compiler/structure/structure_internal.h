@@ -267,10 +267,12 @@ Expr *st_resid_sv(St *t, uint32_t r);
 Expr *st_block_res(St *t, Block *b);
 /* the lowered leaves of a renamed row's representative (from) and of the
  * row (to), from[i] -> to[i] (NULL both: a variable without a leaf, an
- * assigned one); the representative's row, or -1 when st_run_jac_row
- * gives none */
+ * assigned one), and the variables they lower (vfrom[i] -> vto[i],
+ * ascending); the representative's row, or -1 when st_run_jac_row gives
+ * none */
 typedef struct {
     Expr *const *from, *const *to;
+    const uint32_t *vfrom, *vto;
     uint32_t n;
 } StRunLeaves;
 int32_t st_run_row_leaves(St *t, uint32_t row, Expr *const *resid, StRunLeaves *l);
@@ -280,6 +282,16 @@ typedef struct StInitRuns StInitRuns;
 StInitRuns *st_init_runs(St *t);
 bool st_init_run_start_yp(St *t, StInitRuns *r, uint32_t e, Expr **x);
 void st_init_run_note_yp(St *t, StInitRuns *r, uint32_t e, Expr *x);
+/* the residual row `row` lowered for the init system (t->to_init): its
+ * representative's init row (rows[rep], lowered before) renamed, or
+ * lowered here; for the init Jacobian, the representative's row when row
+ * was so renamed (else -1), a column of the representative's row as the
+ * same column of `row`, and a derivative renamed (*ok false when that
+ * fails) */
+Expr *st_init_run_row(St *t, StInitRuns *r, uint32_t row, Expr *const *rows);
+int32_t st_init_run_jac_row(StInitRuns *r, uint32_t row);
+int64_t st_init_run_jac_col(StInitRuns *r, uint32_t row, uint32_t col);
+Expr *st_init_run_jac_entry(St *t, StInitRuns *r, uint32_t row, Expr *e, bool *ok);
 /* partition.c: clocks and their partitions (after the continuous system and its events) */
 void struct_build_clocks(St *t);
 /* alias.c, init.c, events.c, origins.c */
