@@ -60,7 +60,7 @@ python3 bench/gen_loops.py heat3d 3 > "$tmp/heat.dyad" && both "gen_loops heat3d
 # that fall back to instances (tests/arrays/loops.dyad), simulated too:
 # the same System gives the same numbers, bit for bit; the same LLVM IR
 # also covers what the dump leaves out (the starting guesses of y')
-for name in HeatRod MassChain RodEnds Plate PlateRows Box Runs InitRuns; do
+for name in HeatRod MassChain RodEnds Plate PlateRows Box Runs InitRuns InitSteady Pendulums; do
     both "arrays/loops $name" flatten tests/arrays/loops.dyad --no-stdlib --model "$name" --structure
     both "arrays/loops $name IR" build tests/arrays/loops.dyad --no-stdlib --model "$name" --emit-llvm -o "$tmp/x"
     "$dyadc" run tests/arrays/loops.dyad --no-stdlib --model "$name" --stop 2 -o "$tmp/a.csv" > /dev/null 2>&1

@@ -168,12 +168,12 @@ static Expr *assigned_leaf(void *ud, Expr *leaf) {
     St *t = ud;
     if (leaf->kind != EXPR_VAR) return leaf;
     SVar *v = &t->sv.data[leaf->index];
-    if (v->role == SR_ASSIGNED || (v->role == SR_DERIV && v->value)) return v->value;
+    if (v->role == SR_ASSIGNED || (v->role == SR_DERIV && st_has_value(v))) return st_sv_value(t, leaf->index);
     return leaf;
 }
 
 static Expr *substituted(St *t, uint32_t e) {
-    return expr_subst_watch(t->c, t->eq.data[e].res, assigned_leaf, t, st_keep_relation);
+    return expr_subst_watch(t->c, st_eq_res(t, e), assigned_leaf, t, st_keep_relation);
 }
 
 /* the solution of equation e (substituted: r) for the algebraic v, when
@@ -319,6 +319,7 @@ static void single(St *t, Block *b, const uint32_t *readers) {
     bool applied = keyed && st_run_apply(t, &run, &o);
     if (!applied) o = (StRunOut){0}, single_out(t, e, v, readers[v] <= 1, &o);
     if (keyed) st_run_note(t, &run, &o, applied);
+    t->sv.data[v].run_value = o.later && o.has_x && (o.kind == SB_ASSIGN || o.kind == SB_STATE_DER);
     if (o.kind == SB_ASSIGN) {
         set_assigned(t, v, o.x);
         b->kind = SB_ASSIGN;
@@ -327,6 +328,7 @@ static void single(St *t, Block *b, const uint32_t *readers) {
     if (o.x && o.kind == SB_STATE_DER) t->sv.data[v].value = o.x;
     b->kind = o.kind;
     b->res = o.r;
+    b->row = t->resid_sv.len;
     vec_push(t->arena, &t->resid_sv, o.r);
     vec_push(t->arena, &t->resid_eq, e);
 }

@@ -102,7 +102,7 @@ static void report_blocks(St *t, FILE *out) {
         if (b->size > 12) fprintf(out, " ...");
         if (b->kind == SB_ASSIGN) {
             fputs(" := ", out);
-            print_capped(out, t->c, t->sv.data[t->bvars.data[b->first]].value, sv_leaf, t);
+            print_capped(out, t->c, st_sv_value(t, t->bvars.data[b->first]), sv_leaf, t);
         }
         fputc('\n', out);
         if (b->ntorn && b->kind != SB_SPARSE) {
@@ -137,7 +137,7 @@ void struct_report(St *t) {
     for (uint32_t e = t->neq0; e < t->eq.len; e++) {
         if (t->eq.data[e].flat < 0) continue;
         fputs("  0 = ", out);
-        print_capped(out, t->c, t->eq.data[e].res, sv_leaf, t);
+        print_capped(out, t->c, st_eq_res(t, e), sv_leaf, t);
         fputc('\n', out);
     }
     report_vars(t, out, "states", SR_STATE, false);

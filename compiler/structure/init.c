@@ -72,9 +72,9 @@ static Expr *start_leaf(void *ud, Expr *leaf) {
 /* The one equation of block b solved for `target` and evaluated at the start
  * values of the others; NULL when it does not solve or the solution still
  * needs a y' or a y. */
-static Expr *solved_at_start(St *t, const Block *b, Expr *target) {
+static Expr *solved_at_start(St *t, Block *b, Expr *target) {
     uint32_t e = t->beqs.data[b->first];
-    Expr *x = st_solve(t, lower(t, b->res), target, t->eq.data[e].flat);
+    Expr *x = st_solve(t, lower(t, st_block_res(t, b)), target, t->eq.data[e].flat);
     if (!x) return NULL;
     ExprVec l = {0};
     expr_leaves(t->c, x, EXPR_YP, &l);
@@ -116,17 +116,17 @@ static Expr *value_at_start(St *t, Expr *value) {
  * derivative is given by its own equation (`der(x) = v`, BLT block of
  * kind state derivative), its value at the start values of the others
  * (an instance of a run: its representative's, initruns.c). */
-static void start_derivatives(St *t) {
+static void start_derivatives(St *t, StInitRuns *runs) {
     System *s = t->s;
-    StInitRuns *runs = st_init_runs(t);
     for (uint32_t i = 0; i < t->blocks.len; i++) {
         Block *b = &t->blocks.data[i];
         if (b->kind != SB_STATE_DER) continue;
         SVar *d = &t->sv.data[t->bvars.data[b->first]];
         uint32_t y = (uint32_t)t->sv.data[d->yp_of].slot, e = t->beqs.data[b->first];
         Expr *x;
-        if (!d->value) x = solved_at_start(t, b, expr_leaf(t->c, EXPR_YP, y));
-        else if (!st_init_run_start_yp(t, runs, e, &x)) st_init_run_note_yp(t, runs, e, x = value_at_start(t, d->value));
+        if (!st_has_value(d)) x = solved_at_start(t, b, expr_leaf(t->c, EXPR_YP, y));
+        else if (!st_init_run_start_yp(t, runs, e, &x))
+            st_init_run_note_yp(t, runs, e, x = value_at_start(t, st_sv_value(t, t->bvars.data[b->first])));
         if (x) s->start_yp[y] = x;
     }
 }
@@ -233,7 +233,7 @@ static bool second_start(St *t, uint32_t y, uint32_t first, uint32_t i, Expr *x)
     return true;
 }
 
-static void start_values(St *t, Expr **init, bool *explicit_only) {
+static void start_values(St *t, Expr **init, StInitRuns *runs, bool *explicit_only) {
     System *s = t->s;
     s->start = ARENA_ARRAY(t->arena, Expr *, s->ny + 1);
     s->start_yp = ARENA_ARRAY(t->arena, Expr *, s->ny + 1);
@@ -270,7 +270,7 @@ static void start_values(St *t, Expr **init, bool *explicit_only) {
     }
     st_set_starts(t);
     start_implicit(t);
-    start_derivatives(t);
+    start_derivatives(t, runs);
 }
 
 /* P(p) -> Z for missing parameters (start values may depend on them) */
@@ -280,16 +280,59 @@ static Expr *map_missing(void *ud, Expr *leaf) {
     return leaf;
 }
 
-typedef struct { uint32_t row, col; } Ent;
+/* row origins: an equation of the simulation system (SEq index), an
+ * initial relation (ROW_INITIAL | flat index), a start row of a state
+ * (ROW_FIXED | y), of a `missing` parameter with a guess (ROW_GUESS | p) */
+#define ROW_INITIAL 0x80000000u
+#define ROW_FIXED 0x40000000u
+#define ROW_GUESS 0x20000000u
+#define ROW_INDEX 0x1fffffffu
 
-static void init_jacobian(St *t, ExprVec *rows) {
-    System *s = t->s;
-    Vec(Ent) ents = {0};
+typedef struct {
+    uint32_t row, col;
+    Expr *d;               /* d row / d z_col */
+} Ent;
+
+typedef Vec(Ent) EntVec;
+
+static void jac_row(St *t, ExprVec *rows, uint32_t r, EntVec *ents) {
     ExprVec *zs = &t->leaves;
+    zs->len = 0;
+    expr_leaves(t->c, rows->data[r], EXPR_Z, zs);
+    for (uint32_t i = 0; i < zs->len; i++) {
+        uint32_t col = zs->data[i]->index;
+        vec_push(t->arena, ents, ((Ent){r, col, expr_diff_once(t->c, rows->data[r], expr_leaf(t->c, EXPR_Z, col))}));
+    }
+}
+
+/* row r, model row `row` of a run: its representative's entries
+ * [a, b) renamed (initruns.c) */
+static bool jac_run_row(St *t, StInitRuns *runs, uint32_t r, uint32_t row, EntVec *ents, uint32_t a, uint32_t b) {
+    uint32_t len = ents->len;
+    bool ok = true;
+    for (uint32_t k = a; k < b && ok; k++) {
+        int64_t col = st_init_run_jac_col(runs, row, ents->data[k].col);
+        ok = col >= 0;
+        vec_push(t->arena, ents, ((Ent){r, (uint32_t)col, st_init_run_jac_entry(t, runs, row, ents->data[k].d, &ok)}));
+    }
+    if (!ok) ents->len = len;
+    return ok;
+}
+
+/* The CSC pattern of d rows / d z and its entries, row by row; rows that
+ * are model rows of a run rename their representative's (cand: row ->
+ * its candidate, the residual row for the first nmodel; sel: residual
+ * row -> row) */
+static void init_jacobian(St *t, ExprVec *rows, const uint32_t *cand, const int32_t *sel, uint32_t nmodel,
+                          StInitRuns *runs) {
+    System *s = t->s;
+    EntVec ents = {0};
+    uint32_t *first = ARENA_ARRAY(t->arena, uint32_t, rows->len + 1);
     for (uint32_t r = 0; r < rows->len; r++) {
-        zs->len = 0;
-        expr_leaves(t->c, rows->data[r], EXPR_Z, zs);
-        for (uint32_t i = 0; i < zs->len; i++) vec_push(t->arena, &ents, ((Ent){r, zs->data[i]->index}));
+        first[r] = ents.len;
+        int32_t rep = cand[r] < nmodel ? st_init_run_jac_row(runs, cand[r]) : -1;
+        if (rep >= 0) rep = sel[rep];
+        if (rep < 0 || !jac_run_row(t, runs, r, cand[r], &ents, first[rep], first[rep + 1])) jac_row(t, rows, r, &ents);
     }
     s->init_nnz = ents.len;
     s->init_colptr = ARENA_ARRAY(t->arena, int32_t, s->init_n + 1);
@@ -302,9 +345,10 @@ static void init_jacobian(St *t, ExprVec *rows) {
         Ent e = ents.data[i];
         int32_t k = s->init_colptr[e.col] + fill[e.col]++;
         s->init_rowidx[k] = (int32_t)e.row;
-        s->init_jac[k] = expr_diff_once(t->c, rows->data[e.row], expr_leaf(t->c, EXPR_Z, e.col));
+        s->init_jac[k] = e.d;
     }
     arena_release(t->arena, fill, sizeof *fill * ((size_t)s->init_n + 1));
+    arena_release(t->arena, first, sizeof *first * ((size_t)rows->len + 1));
     vec_release(t->arena, &ents);
 }
 
@@ -347,14 +391,6 @@ static void init_layout(St *t) {
     }
 }
 
-/* row origins: an equation of the simulation system (SEq index), an
- * initial relation (ROW_INITIAL | flat index), a start row of a state
- * (ROW_FIXED | y), of a `missing` parameter with a guess (ROW_GUESS | p) */
-#define ROW_INITIAL 0x80000000u
-#define ROW_FIXED 0x40000000u
-#define ROW_GUESS 0x20000000u
-#define ROW_INDEX 0x1fffffffu
-
 /* candidate rows by class (see the opening comment), in this order */
 typedef enum { RC_MODEL, RC_OVERRIDE, RC_INITIAL, RC_START, RC_COUNT } RowClass;
 
@@ -379,9 +415,10 @@ static void add_row(St *t, Cand *c, Expr *r, uint32_t src) {
 }
 
 /* every candidate row, class by class (t->to_init is set) */
-static void candidates(St *t, Expr **init, Cand *c) {
+static void candidates(St *t, Expr **init, StInitRuns *runs, Cand *c) {
     System *s = t->s;
-    for (uint32_t r = 0; r < t->resid_sv.len; r++) add_row(t, c, lower(t, t->resid_sv.data[r]), t->resid_eq.data[r]);
+    for (uint32_t r = 0; r < t->resid_sv.len; r++) /* a row of a run: its representative's renamed */
+        add_row(t, c, st_init_run_row(t, runs, r, c->rows.data), t->resid_eq.data[r]);
     c->end[RC_MODEL] = c->rows.len;
     for (int pass = 0; pass < 2; pass++) { /* the overrides, then the model's own */
         for (uint32_t i = 0; i < t->m->eqs.len; i++) {
@@ -601,7 +638,7 @@ static bool add_check(St *t, Cand *c, uint32_t r, Checks *k) {
 
 /* The selected rows as the System's init system, the left-over relations
  * as its checks; names and initial_row (the runtime's messages, --initial). */
-static bool emit_rows(St *t, Cand *c) {
+static bool emit_rows(St *t, Cand *c, StInitRuns *runs) {
     System *s = t->s;
     ExprVec sel = {0};
     Checks k = {0};
@@ -610,6 +647,9 @@ static bool emit_rows(St *t, Cand *c) {
     for (uint32_t y = 0; y < s->ny; y++) s->initial_row[y] = -1;
     int32_t *row_of = ARENA_ARRAY(t->arena, int32_t, t->m->eqs.len + 1); /* flat initial eq -> row + 1 */
     int32_t *rz = ARENA_ARRAY(t->arena, int32_t, s->init_n + 1); /* selected row -> its z */
+    uint32_t *cand = ARENA_ARRAY(t->arena, uint32_t, s->init_n + 1); /* selected row -> candidate */
+    int32_t *selr = ARENA_ARRAY(t->arena, int32_t, c->end[RC_MODEL] + 1); /* model row -> selected row */
+    memset(selr, 0xff, sizeof *selr * (c->end[RC_MODEL] + 1));
     bool ok = true;
     for (uint32_t r = 0; r < c->rows.len; r++) {
         uint32_t o = c->src.data[r];
@@ -619,6 +659,8 @@ static bool emit_rows(St *t, Cand *c) {
         }
         uint32_t row = sel.len;
         rz[row] = c->rm[r];
+        cand[row] = r;
+        if (r < c->end[RC_MODEL]) selr[r] = (int32_t)row;
         vec_push(t->arena, &sel, c->rows.data[r]);
         s->init_eq_names[row] = row_name(t, o);
         if (o & ROW_FIXED) s->initial_row[o & ROW_INDEX] = (int32_t)row;
@@ -627,7 +669,7 @@ static bool emit_rows(St *t, Cand *c) {
     if (!ok) return false;
     for (uint32_t y = 0; y < s->ny; y++) /* the relation --initial replaces, else the start row */
         if (t->init_of[y] && row_of[t->init_of[y] - 1]) s->initial_row[y] = row_of[t->init_of[y] - 1] - 1;
-    init_jacobian(t, &sel);
+    init_jacobian(t, &sel, cand, selr, c->end[RC_MODEL], runs);
     s->init_ncheck = k.names.len;
     s->init_resid = ARENA_ARRAY(t->arena, Expr *, sel.len + k.pairs.len + 1);
     if (sel.len) memcpy(s->init_resid, sel.data, sizeof *sel.data * sel.len);
@@ -657,9 +699,10 @@ void struct_build_init(St *t) {
     bool explicit_only;
     Expr **init = initial_relations(t);
     if (!init) return;
+    StInitRuns *runs = st_init_runs(t);
     t->init_of = ARENA_ARRAY(t->arena, int32_t, s->ny + 1);
     unsigned errors = diag_error_count();
-    start_values(t, init, &explicit_only);
+    start_values(t, init, runs, &explicit_only);
     if (diag_error_count() > errors) return;
     bool missing = false;
     for (uint32_t p = 0; p < s->np; p++) missing |= (s->param_flags[p] & SYS_PARAM_MISSING) != 0;
@@ -667,11 +710,11 @@ void struct_build_init(St *t) {
     init_layout(t);
     t->to_init = true;
     Cand c = {0};
-    candidates(t, init, &c);
+    candidates(t, init, runs, &c);
     select_rows(t, &c);
     bool ok = all_determined(t, &c);
     if (ok) warn_started(t, &c);
-    if (ok) ok = emit_rows(t, &c);
+    if (ok) ok = emit_rows(t, &c, runs);
     t->to_init = false;
     if (!ok) s->init_n = 0;
 }

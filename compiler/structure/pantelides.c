@@ -26,7 +26,7 @@ static bool pant_var(St *t, uint32_t v) { return st_is_unknown(t, v) && t->sv.da
 static bool pant_eq(St *t, uint32_t e) { return t->eq.data[e].diff < 0; }
 
 static uint32_t diff_eq(St *t, uint32_t e) {
-    Expr *r = st_dt(t, t->eq.data[e].res);
+    Expr *r = st_dt(t, st_eq_res(t, e));
     SEq d = {.res = r, .flat = t->eq.data[e].flat, .order = t->eq.data[e].order + 1,
              .diff = -1, .prim = (int32_t)e};
     vec_push(t->arena, &t->eq, d);

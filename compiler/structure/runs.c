@@ -51,7 +51,7 @@ struct StRunEnt {
     uint32_t *dist, nd;    /* the representative's distinct variables, ascending */
     uint8_t kind;          /* SysBlockKind: SB_ASSIGN, SB_STATE_DER, SB_IMPLICIT */
     Expr *x;               /* the solution for v, or NULL */
-    Expr *r;               /* without a solution: the substituted residual */
+    Expr *r;               /* the residual row (not SB_ASSIGN) */
     Expr *coef;            /* the parameter coefficient checked nonzero, or NULL */
     uint32_t *exp, nexp;   /* ranks of the variables x is over (what readers see) */
     uint32_t id;
@@ -82,22 +82,12 @@ struct StRunRec {
 
 static bool writes_value(const St *t, uint32_t sv) {
     const SVar *v = &t->sv.data[sv];
-    return v->role == SR_ASSIGNED || (v->role == SR_DERIV && v->value);
+    return v->role == SR_ASSIGNED || (v->role == SR_DERIV && st_has_value(v));
 }
 
 static uint32_t sv_class(const St *t, uint32_t sv) {
     const SVar *v = &t->sv.data[sv];
     return (uint32_t)v->role | (uint32_t)t->m->vars.data[v->base].kind << 4 | (v->order ? 1u << 12 : 0);
-}
-
-/* the structural variable of the template's leaf j read at var, or -1
- * when st_to_sv makes more than a plain variable of it */
-static int64_t leaf_sv(St *t, const StTmpl *k, uint32_t j, uint32_t var) {
-    const FlatVar *f = &t->m->vars.data[var];
-    bool unknown = f->kind == FV_VARIABLE;
-    if (unknown && t->alias[var]) return -1;
-    if (st_tmpl_leaf_kind(k, j) == EXPR_VAR) return var;
-    return unknown ? t->sv.data[var].der : -1;
 }
 
 static bool push_key(StRun *r, uint32_t x) {
@@ -141,7 +131,7 @@ bool st_run_key(St *t, uint32_t e, uint32_t v, bool one_reader, StRun *r) {
     push_key(r, (uint32_t)id), push_key(r, (uint32_t)((uint64_t)id >> 32)), push_key(r, k->nleaves);
     push_key(r, one_reader);
     for (uint32_t j = 0; j < k->nleaves; j++) {
-        int64_t s = leaf_sv(t, k, j, var[j]);
+        int64_t s = st_tmpl_leaf_sv(t, k, j, var[j]);
         if (s < 0) return false;
         if ((uint32_t)s == v) r->jv = j;
         r->cls[r->npos] = sv_class(t, (uint32_t)s);
@@ -206,19 +196,65 @@ static Expr *ren_expr(Ren *p, Expr *e) {
     return expr_subst_small(p->t->c, e, ren_leaf, p, 256);
 }
 
+/* The solution and the row of an instance are left to be renamed when
+ * asked (st_sv_value, st_resid_sv): the leaves of the representative's
+ * are among its variables (new_entry), so that cannot fail.  The
+ * coefficient is checked now, in BLT order. */
 bool st_run_apply(St *t, const StRun *r, StRunOut *o) {
     const StRunEnt *x = r->ent;
     if (!x || x->nd != r->nd) return false;
     Ren p = {t, x->dist, r->dist, r->nd, true, NULL, NULL};
-    Expr *vx = expr_leaf(t->c, EXPR_VAR, r->v);
-    *o = (StRunOut){.kind = x->kind, .x = ren_expr(&p, x->x), .coef = ren_expr(&p, x->coef)};
-    if (x->kind != SB_ASSIGN) o->r = o->x ? expr_sub(t->c, vx, o->x) : ren_expr(&p, x->r);
+    *o = (StRunOut){.kind = x->kind, .coef = ren_expr(&p, x->coef), .later = true, .has_x = x->x != NULL};
     if (!p.ok) return false;
-    if (o->coef) st_coef_check(t, o->coef, vx, t->eq.data[r->e].flat);
+    if (o->coef) st_coef_check(t, o->coef, expr_leaf(t->c, EXPR_VAR, r->v), t->eq.data[r->e].flat);
     return true;
 }
 
+static void internal_rename(const char *what) {
+    diag_internal("structure: the %s of a run's instance is not its representative's renamed", what);
+}
+
+Expr *st_sv_value(St *t, uint32_t sv) {
+    if (!t->sv.data[sv].run_value || t->sv.data[sv].value) return t->sv.data[sv].value;
+    const StRunRec *w = t->run_rec[sv];
+    const StRunEnt *x = w->ent;
+    uint32_t from[ST_RUN_MAX_POS]; /* the variables x is over, ascending (export_ranks) */
+    for (uint32_t i = 0; i < x->nexp; i++) from[i] = x->dist[x->exp[i]];
+    Ren p = {t, from, w->sv, w->n, true, NULL, NULL};
+    Expr *v = ren_expr(&p, x->x);
+    if (!p.ok) internal_rename("value");
+    return t->sv.data[sv].value = v;
+}
+
+Expr *st_resid_sv(St *t, uint32_t r) {
+    if (t->resid_sv.data[r]) return t->resid_sv.data[r];
+    const StRunRow *w = r < t->run_rows.len ? t->run_rows.data[r] : NULL;
+    if (!w) {
+        internal_rename("residual row");
+        return t->resid_sv.data[r] = expr_const(t->c, 0);
+    }
+    Ren p = {t, w->ent->dist, w->dist, w->ent->nd, true, NULL, NULL};
+    Expr *e = ren_expr(&p, w->ent->r);
+    if (!p.ok) internal_rename("residual row");
+    return t->resid_sv.data[r] = e;
+}
+
+Expr *st_block_res(St *t, Block *b) { return b->res ? b->res : (b->res = st_resid_sv(t, b->row)); }
+
 /* ---------- recording ---------- */
+
+/* are the variables e is over among dist? */
+static bool over_dist(St *t, const StRun *r, Expr *e) {
+    ExprVec *l = &t->leaves;
+    l->len = 0;
+    if (e) expr_leaves(t->c, e, EXPR_VAR, l);
+    for (uint32_t i = 0; i < l->len; i++) {
+        uint32_t j = 0;
+        while (j < r->nd && r->dist[j] != l->data[i]->index) j++;
+        if (j == r->nd) return false;
+    }
+    return true;
+}
 
 /* the ranks (in dist) of the variables x is over; false when one is not
  * among them */
@@ -243,7 +279,7 @@ static bool export_ranks(St *t, const StRun *r, Expr *x, StRunEnt *ent) {
 
 static StRunEnt *new_entry(St *t, const StRun *r, const StRunOut *o) {
     StRunEnt *x = ARENA_NEW(t->arena, StRunEnt);
-    if (!export_ranks(t, r, o->x, x)) return NULL;
+    if (!over_dist(t, r, o->r) || !over_dist(t, r, o->coef) || !export_ranks(t, r, o->x, x)) return NULL;
     x->key = ARENA_ARRAY(t->arena, uint32_t, r->nkey);
     memcpy(x->key, r->key, sizeof *r->key * r->nkey);
     x->nkey = r->nkey;
@@ -251,7 +287,7 @@ static StRunEnt *new_entry(St *t, const StRun *r, const StRunOut *o) {
     memcpy(x->dist, r->dist, sizeof *r->dist * r->nd);
     x->nd = r->nd;
     x->kind = o->kind, x->x = o->x, x->coef = o->coef;
-    x->r = o->x ? NULL : o->r;
+    x->r = o->r;
     x->id = ++t->nrun_ent;
     x->row = -1;
     x->v = r->v;
@@ -276,9 +312,10 @@ static void note_row(St *t, StRunEnt *x, const StRun *r) {
 void st_run_note(St *t, StRun *r, const StRunOut *o, bool applied) {
     if (!applied && r->ent) return; /* the representative's renaming failed */
     StRunEnt *x = applied ? r->ent : new_entry(t, r, o);
-    if (x && o->kind != SB_ASSIGN) note_row(t, x, r);
-    bool value = o->kind == SB_ASSIGN || (o->kind == SB_STATE_DER && o->x);
-    if (!x || !value) return;
+    if (!x) return;
+    if (o->kind != SB_ASSIGN) note_row(t, x, r);
+    bool value = x->kind == SB_ASSIGN || (x->kind == SB_STATE_DER && x->x);
+    if (!value) return;
     StRunRec *w = arena_alloc(t->arena, sizeof *w + sizeof *w->sv * (x->nexp + 1));
     w->ent = x;
     w->n = x->nexp;
@@ -335,7 +372,7 @@ Expr *st_run_lower_row(St *t, uint32_t row) {
     StRunEnt *x = (StRunEnt *)w->ent;
     if ((int32_t)row == x->row) { /* the representative: lowered (rows come in order, it first) */
         x->low = lowered_leaves(t, x->dist, x->nd);
-        x->low_res = lower(t, t->resid_sv.data[row]);
+        x->low_res = lower(t, st_resid_sv(t, row));
         w->to = x->low;
         return w->res = x->low_res;
     }
@@ -495,15 +532,16 @@ uint32_t st_run_loop(St *t, uint32_t row, Expr *res, SysLoop *l, uint32_t *scann
  * t->run_to (valid until the next call). */
 int32_t st_run_row_leaves(St *t, uint32_t row, Expr *const *resid, StRunLeaves *l) {
     const StRunRow *w = row < t->run_rows.len ? t->run_rows.data[row] : NULL;
+    if (row >= t->s->ny) return -1; /* after the internal error of build_residuals */
     if (!w || resid[row]) {
         int32_t rep = st_run_jac_row(t, row, resid);
         if (rep < 0) return -1;
-        *l = (StRunLeaves){w->ent->low, w->to, w->ent->nd};
+        *l = (StRunLeaves){w->ent->low, w->to, w->ent->dist, w->dist, w->ent->nd};
         return rep;
     }
     const StRunEnt *x = w->ent;
     if ((int32_t)row == x->row || !x->low || (resid[x->row] && resid[x->row] != x->low_res)) return -1;
     for (uint32_t i = 0; i < x->nd; i++) t->run_to[i] = st_lower_leaf(t, w->dist[i]);
-    *l = (StRunLeaves){x->low, t->run_to, x->nd};
+    *l = (StRunLeaves){x->low, t->run_to, x->dist, w->dist, x->nd};
     return x->row;
 }

@@ -114,7 +114,7 @@ static void mark_natural(St *t) {
         for (uint32_t k = 0; k < q->ninc; k++)
             if (t->sv.data[q->inc[k]].order >= 1) { d = (int32_t)q->inc[k]; nder++; }
         if (nder != 1 || t->sv.data[d].order != 1) continue;
-        Expr *c = expr_diff_once(t->c, q->res, expr_leaf(t->c, EXPR_VAR, (uint32_t)d));
+        Expr *c = expr_diff_once(t->c, st_eq_res(t, e), expr_leaf(t->c, EXPR_VAR, (uint32_t)d));
         if (expr_is_const(c) && c->value != 0) t->natural[t->sv.data[d].base] = 1;
     }
 }
@@ -152,7 +152,7 @@ static void mark_const_columns(St *t, Comp *k) {
     for (uint32_t c = 0; c < k->nc; c++) {
         bool ok = true;
         for (uint32_t i = k->cptr[c]; i < k->cptr[c + 1] && ok; i++) {
-            Expr *d = expr_diff_once(t->c, t->eq.data[k->row[k->cadj[i]]].res, expr_leaf(t->c, EXPR_VAR, k->col[c]));
+            Expr *d = expr_diff_once(t->c, st_eq_res(t, k->row[k->cadj[i]]), expr_leaf(t->c, EXPR_VAR, k->col[c]));
             ExprVec l = {0};
             expr_leaves(t->c, d, EXPR_VAR, &l);
             for (uint32_t j = 0; j < l.len && ok; j++) ok = !st_is_unknown(t, l.data[j]->index);
@@ -287,7 +287,7 @@ static Mat jacobian(St *t, Comp *k, bool generic) {
     for (uint32_t r = 0; r < k->nr; r++)
         for (uint32_t i = k->rptr[r]; i < k->rptr[r + 1]; i++) {
             uint32_t c = k->radj[i];
-            Expr *d = expr_diff_once(t->c, t->eq.data[k->row[r]].res, expr_leaf(t->c, EXPR_VAR, k->col[c]));
+            Expr *d = expr_diff_once(t->c, st_eq_res(t, k->row[r]), expr_leaf(t->c, EXPR_VAR, k->col[c]));
             /* expr_eval recurses over the tree: huge entries count as generic */
             double x = expr_is_const(d) ? d->value
                        : expr_tree_size(t->c, d, 100000) > 100000 ? 1 : expr_eval(d, leaf_value, &ev);

@@ -121,7 +121,7 @@ void st_report_sets(St *t, FILE *out) {
                 z->nstates == 1 ? "" : "s", cand_list(t, z));
         for (uint32_t r = 0; r < z->nrows; r++) {
             fputs(r ? ", " : " ", out);
-            Expr *res = t->eq.data[z->rows[r]].res;
+            Expr *res = st_eq_res(t, z->rows[r]);
             SEq *q = &t->eq.data[z->rows[r]];
             fputs(q->flat >= 0 ? st_eq_text(t, (uint32_t)q->flat, "`", q->order ? "` (differentiated)" : "`")
                                : st_expr_text(t, res, NULL, (Span){0}), out);
@@ -173,7 +173,7 @@ void st_build_set_system(St *t) {
         for (uint32_t r = 0; r < z->nrows; r++)
             for (uint32_t c = 0; c < z->nfixed + z->ncand; c++) {
                 uint32_t col = c < z->nfixed ? z->fixed[c] : z->cand[c - z->nfixed];
-                Expr *d = expr_diff_once(t->c, t->eq.data[z->rows[r]].res, expr_leaf(t->c, EXPR_VAR, col));
+                Expr *d = expr_diff_once(t->c, st_eq_res(t, z->rows[r]), expr_leaf(t->c, EXPR_VAR, col));
                 s->set_jac[njac++] = lower(t, d);
             }
         for (uint32_t i = 0; i < z->ncand; i++, ncand++) {

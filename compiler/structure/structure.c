@@ -108,14 +108,30 @@ void st_incidence(St *t, uint32_t e) {
     SEq *q = &t->eq.data[e];
     ExprVec *vs = &t->leaves;
     vs->len = 0;
-    expr_leaves(t->c, q->res, EXPR_VAR, vs);
+    expr_leaves(t->c, st_eq_res(t, e), EXPR_VAR, vs);
     q->inc = ARENA_ARRAY(t->arena, uint32_t, vs->len + 1);
     q->ninc = 0;
     for (uint32_t i = 0; i < vs->len; i++)
         if (st_is_unknown(t, vs->data[i]->index)) q->inc[q->ninc++] = vs->data[i]->index;
 }
 
+/* room for the equations and the structural variables they create (a
+ * template's instances one derivative each at most): no copies while
+ * they grow to a million */
+static void reserve_equations(St *t) {
+    uint32_t neq = 0, nder = 0;
+    for (uint32_t i = 0; i < t->m->eqs.len; i++) {
+        const FlatEq *q = &t->m->eqs.data[i];
+        if (q->kind != FE_NORMAL || t->eq_alias[i]) continue;
+        const StTmpl *k = st_tmpl(t, q);
+        neq++, nder += k && k->nder;
+    }
+    vec_reserve(t->arena, &t->eq, neq + 1);
+    vec_reserve(t->arena, &t->sv, t->m->vars.len + nder + 1);
+}
+
 static void build_equations(St *t) {
+    reserve_equations(t);
     for (uint32_t v = 0; v < t->m->vars.len; v++) new_sv(t, v, 0, -1);
     t->nflat = t->m->vars.len;
     uint32_t var[ST_TMPL_MAX_LEAVES];
@@ -123,10 +139,14 @@ static void build_equations(St *t) {
         FlatEq *q = &t->m->eqs.data[i];
         if (q->kind != FE_NORMAL || t->eq_alias[i]) continue;
         const StTmpl *k = st_tmpl(t, q);
-        Expr *res;
-        if (k && st_tmpl_leaves(t, k, q->inst, var)) res = st_tmpl_residual(t, k, q->inst, var);
-        else q = flat_eq_get(t->m, i), res = to_sv_at(t, expr_sub(t->c, q->lhs, q->rhs), q->span);
-        SEq e = {.res = res, .flat = (int32_t)i, .diff = -1, .prim = -1};
+        SEq e = {.flat = (int32_t)i, .diff = -1, .prim = -1};
+        bool uniform = k && st_tmpl_leaves(t, k, q->inst, var);
+        if (uniform && st_tmpl_instance(t, k, q->inst, var, &e)) { /* residual on demand (templates.c) */
+            vec_push(t->arena, &t->eq, e);
+            continue;
+        }
+        if (uniform) e.res = st_tmpl_residual(t, k, q->inst, var);
+        else q = flat_eq_get(t->m, i), e.res = to_sv_at(t, expr_sub(t->c, q->lhs, q->rhs), q->span);
         vec_push(t->arena, &t->eq, e);
         st_incidence(t, t->eq.len - 1);
     }
@@ -148,7 +168,7 @@ static Expr *map_leaf(void *ud, Expr *leaf) {
     switch ((SvRole)v->role) {
     case SR_ASSIGNED:
         if (!v->low[t->to_init] && !t->to_init) v->low[0] = st_run_lower_value(t, leaf->index);
-        if (!v->low[t->to_init]) v->low[t->to_init] = lower(t, v->value);
+        if (!v->low[t->to_init]) v->low[t->to_init] = lower(t, st_sv_value(t, leaf->index));
         return v->low[t->to_init];
     case SR_STATE:
     case SR_ALG: return expr_leaf(t->c, t->to_init ? EXPR_Z : EXPR_Y, (uint32_t)v->slot);
@@ -408,7 +428,7 @@ static void build_residuals(St *t) {
             r += n;
             continue;
         }
-        s->resid[r] = x ? x : lower(t, t->resid_sv.data[r]);
+        s->resid[r] = x ? x : lower(t, st_resid_sv(t, r));
         r++;
     }
     s->nloops = t->loops.len;
@@ -577,6 +597,7 @@ static void st_release(St *t) {
     hmap_release(t->arena, &t->coef_seen);
     hmap_release(t->arena, &t->rel_src);
     hmap_release(t->arena, &t->runs);
+    hmap_release(t->arena, &t->tmpl_pats);
 }
 
 System *structure_with(FlatModel *m, const StructOptions *o) {

@@ -37,10 +37,17 @@ typedef struct {
     Expr *low[2];      /* cache of the lowered value (normal, init) */
     uint32_t set;      /* 1 + the state set this is a state of (stateset.c), else 0 */
     uint32_t set_j;    /* which of the set's states */
+    bool run_value;    /* `value` is its run's representative's renamed, built when
+                          asked (st_sv_value, runs.c) */
 } SVar;
 
+/* has v a value (assigned, or an explicit state derivative)?  Read it
+ * through st_sv_value: it may not be built yet */
+static inline bool st_has_value(const SVar *v) { return v->value || v->run_value; }
+
 typedef struct {
-    Expr *res;         /* 0 = res, over VAR(sv) */
+    Expr *res;         /* 0 = res, over VAR(sv); NULL until asked for (st_eq_res)
+                          for an instance of a uniform template */
     int32_t flat;      /* flat equation it comes from (after differentiation too) */
     uint32_t order;    /* times differentiated */
     int32_t diff;      /* equation index of its derivative, or -1 */
@@ -57,7 +64,9 @@ typedef struct {
     uint32_t first;    /* into St.bvars / St.beqs */
     uint32_t ntorn;    /* iteration (tearing) variables kept as IDA unknowns */
     uint32_t tfirst;   /* into St.torn */
-    Expr *res;         /* size-1 residual blocks: the residual (sv form) */
+    Expr *res;         /* size-1 residual blocks: the residual (sv form), NULL until
+                          asked when it is a run's (st_block_res) */
+    uint32_t row;      /* size-1 residual blocks: its residual row */
 } Block;
 
 /* where a relation was written: its flat form and the equation's span */
@@ -89,10 +98,12 @@ typedef struct {
 
 /* a regular equation template and what is done once for it (templates.c) */
 #define ST_TMPL_MAX_LEAVES 16
+typedef struct StTmplPat StTmplPat;
 typedef struct {
     const FlatEq *q;   /* the template */
     bool uniform;      /* its instances are it with the leaves renamed */
     Expr **leaves;     /* [nleaves] distinct VAR/DER leaves, plain or indexed */
+    ExprAffine *aff;   /* [nleaves] the flat variable each reads, over the induction values */
     uint32_t nleaves, nder;
     Expr *res;         /* lhs - rhs of the template (uniform only) */
     /* alias elimination (alias.c): a uniform instance classified as no
@@ -102,6 +113,7 @@ typedef struct {
     /* origins.c: the template's operations that may fail (-1: not scanned) */
     int32_t nrisky;
     Expr *risky;       /* the one when nrisky == 1 */
+    StTmplPat *pat_last; /* the leaf pattern of the last instance (st_tmpl_instance) */
 } StTmpl;
 
 /* runs.c: a single BLT block as an instance of a run (one key: the same
@@ -126,6 +138,9 @@ typedef struct {
     Expr *x;                       /* the solution for v, or NULL */
     Expr *r;                       /* the residual row (not SB_ASSIGN) */
     Expr *coef;                    /* the parameter coefficient st_solve checks, or NULL */
+    bool later;                    /* x and r are the run's representative's renamed,
+                                      built when asked (st_sv_value, st_resid_sv) */
+    bool has_x;                    /* later: there is a solution */
 } StRunOut;
 
 typedef struct {
@@ -143,7 +158,8 @@ typedef struct {
     uint32_t assign_cap, match_cap;
     Vec(Block) blocks;
     U32Vec bvars, beqs, torn;
-    ExprVec resid_sv;  /* the residuals handed to IDA, in sv form */
+    ExprVec resid_sv;  /* the residuals handed to IDA, in sv form (NULL: a run's row
+                          not built yet, st_resid_sv) */
     U32Vec resid_eq;   /* the equation each residual comes from */
     double *startv;    /* sv -> numeric start (dummy selection) */
     unsigned char *natural;  /* flat var -> a model equation defines der(x)
@@ -168,6 +184,7 @@ typedef struct {
     const Span *rel_span; /* while translating a flat equation: its span */
     HashMap tmpls;     /* template FlatEq pointer -> StTmpl (templates.c) */
     StTmpl *tmpl_last; /* the last one looked up */
+    HashMap tmpl_pats; /* hash of (template, leaf ranks) -> StTmplPat chain (templates.c) */
     HashMap runs;      /* key hash -> StRunEnt chain (runs.c) */
     uint32_t nrun_ent;
     Vec(StRunRow *) run_rows; /* resid row -> its run, NULL for the others (runs.c) */
@@ -214,6 +231,15 @@ static inline ExprKind st_tmpl_leaf_kind(const StTmpl *k, uint32_t i) {
 bool st_tmpl_leaves(St *t, const StTmpl *k, uint32_t inst, uint32_t *var);
 /* the instance's residual in structural form (st_to_sv of lhs - rhs) */
 Expr *st_tmpl_residual(St *t, const StTmpl *k, uint32_t inst, const uint32_t *var);
+/* the structural variable of leaf j read at var when st_to_sv makes a
+ * plain variable of it (created for a derivative), else -1 */
+int64_t st_tmpl_leaf_sv(St *t, const StTmpl *k, uint32_t j, uint32_t var);
+/* A uniform instance with plain leaves: its incidence in e from its
+ * leaf pattern, its residual (e->res) left NULL except for the pattern's
+ * first instance; false when the instance is not one (build it) */
+bool st_tmpl_instance(St *t, const StTmpl *k, uint32_t inst, const uint32_t *var, SEq *e);
+/* equation e's residual, built now when it was left to be built on demand */
+Expr *st_eq_res(St *t, uint32_t e);
 /* runs.c: the key of the single block (e, v), false when it is no
  * instance of a uniform template with plain leaves and writers of known
  * runs; the outcome renamed from the run's representative (false: none,
@@ -242,12 +268,20 @@ uint32_t st_run_loop(St *t, uint32_t row, Expr *res, SysLoop *l, uint32_t *scann
 /* the lowered value of the assigned sv as its run's representative's
  * renamed, or NULL (lower it) */
 Expr *st_run_lower_value(St *t, uint32_t sv);
+/* What BLT leaves to be built on demand for the instances of a run: the
+ * value of sv (assigned, or an explicit state derivative; NULL when none),
+ * residual row r in sv form, the residual of single block b */
+Expr *st_sv_value(St *t, uint32_t sv);
+Expr *st_resid_sv(St *t, uint32_t r);
+Expr *st_block_res(St *t, Block *b);
 /* the lowered leaves of a renamed row's representative (from) and of the
  * row (to), from[i] -> to[i] (NULL both: a variable without a leaf, an
- * assigned one); the representative's row, or -1 when st_run_jac_row
- * gives none */
+ * assigned one), and the variables they lower (vfrom[i] -> vto[i],
+ * ascending); the representative's row, or -1 when st_run_jac_row gives
+ * none */
 typedef struct {
     Expr *const *from, *const *to;
+    const uint32_t *vfrom, *vto;
     uint32_t n;
 } StRunLeaves;
 int32_t st_run_row_leaves(St *t, uint32_t row, Expr *const *resid, StRunLeaves *l);
@@ -257,6 +291,16 @@ typedef struct StInitRuns StInitRuns;
 StInitRuns *st_init_runs(St *t);
 bool st_init_run_start_yp(St *t, StInitRuns *r, uint32_t e, Expr **x);
 void st_init_run_note_yp(St *t, StInitRuns *r, uint32_t e, Expr *x);
+/* the residual row `row` lowered for the init system (t->to_init): its
+ * representative's init row (rows[rep], lowered before) renamed, or
+ * lowered here; for the init Jacobian, the representative's row when row
+ * was so renamed (else -1), a column of the representative's row as the
+ * same column of `row`, and a derivative renamed (*ok false when that
+ * fails) */
+Expr *st_init_run_row(St *t, StInitRuns *r, uint32_t row, Expr *const *rows);
+int32_t st_init_run_jac_row(StInitRuns *r, uint32_t row);
+int64_t st_init_run_jac_col(StInitRuns *r, uint32_t row, uint32_t col);
+Expr *st_init_run_jac_entry(St *t, StInitRuns *r, uint32_t row, Expr *e, bool *ok);
 /* partition.c: clocks and their partitions (after the continuous system and its events) */
 void struct_build_clocks(St *t);
 /* alias.c, init.c, events.c, origins.c */
