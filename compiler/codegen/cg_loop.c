@@ -337,25 +337,22 @@ static void plan_level2(Cg *g, const LoopPlan *lp, const Unit *u, uint32_t nu, u
     arena_release(g->arena, next, sizeof *next * (size_t)nu);
 }
 
-/* The loop items (CgItem.loop): given, not planned; true when there are
- * any (the function's other items are then emitted straight: the planner
- * does not step over loop items yet) */
-static bool plan_loop_items(const CgItem *items, uint32_t n, uint32_t *run, uint16_t *period) {
-    bool any = false;
+/* The loop items (CgItem.loop): given, not planned.  Their shapes are not
+ * ok (shape_item), so the runs and nests planned around them never cover
+ * one of their items. */
+static void plan_loop_items(const CgItem *items, uint32_t n, uint32_t *run, uint16_t *period) {
     for (uint32_t k = 0; k < n;) {
         if (!items[k].loop) { k++; continue; }
         run[k] = period[k] = items[k].loop->period;
         k += run[k];
-        any = true;
     }
-    return any;
 }
 
 void cg_plan_loops(Cg *g, const CgItem *items, uint32_t n, uint32_t *run, uint16_t *period, uint32_t *nest,
                    uint32_t *nest_period) {
     memset(run, 0, sizeof *run * n);
     memset(nest, 0, sizeof *nest * n);
-    if (plan_loop_items(items, n, run, period)) return;
+    plan_loop_items(items, n, run, period);
     if (n < LOOP_MIN_ITEMS || g->opt->no_loops) return;
     LoopPlan lp = {.shape = ARENA_ARRAY(g->arena, Shape, n),
                    .seen = ARENA_ARRAY(g->arena, uint32_t, g->nnodes + 1),

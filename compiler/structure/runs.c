@@ -444,6 +444,15 @@ Expr *st_run_lower_value(St *t, uint32_t sv) {
  * rows each, ~2,900 loops, LLVM's emit 2.1 -> 3.3 s CPU). */
 #define ST_LOOP_MIN 64
 
+/* A stretch shorter than ST_LOOP_LINE rows with a row of its run within
+ * ST_LOOP_GAP rows on either side is one line of a grid (its run resumes
+ * after a boundary cell or two): it stays scalar too.  Codegen's nests
+ * (cg_loop.c) make one loop nest of all the lines; loop items per line
+ * would give a loop per line, and a function holding a loop item is not
+ * rerolled otherwise (heat3d N = 66: 64 rows a line, ~4,300 loops). */
+#define ST_LOOP_LINE 4096
+#define ST_LOOP_GAP 16
+
 static bool is_relation_kind(const Expr *e) {
     return (e->kind >= EXPR_LT && e->kind <= EXPR_GE) || (e->kind == EXPR_CALL && e->fn == FN_SIGN);
 }
@@ -504,6 +513,19 @@ static bool covers(St *t, const SysLoop *l) {
     return true;
 }
 
+/* Is there a row of entry x within ST_LOOP_GAP rows before `row` or from
+ * `end` on? */
+static bool run_resumes_near(const St *t, const StRunEnt *x, uint32_t row, uint32_t end) {
+    uint32_t lo = row > ST_LOOP_GAP ? row - ST_LOOP_GAP : 0;
+    uint32_t hi = end + ST_LOOP_GAP < t->run_rows.len ? end + ST_LOOP_GAP : t->run_rows.len;
+    for (uint32_t r = lo; r < hi; r++) {
+        if (r == row) r = end; /* the stretch itself */
+        const StRunRow *v = r < hi ? t->run_rows.data[r] : NULL;
+        if (v && v->ent == x) return true;
+    }
+    return false;
+}
+
 uint32_t st_run_loop(St *t, uint32_t row, Expr *res, SysLoop *l, uint32_t *scanned) {
     StRunRow *w = row < t->run_rows.len ? t->run_rows.data[row] : NULL;
     *scanned = 1;
@@ -513,7 +535,8 @@ uint32_t st_run_loop(St *t, uint32_t row, Expr *res, SysLoop *l, uint32_t *scann
     uint32_t n = 1;
     while (row + n < t->run_rows.len && loop_row(t, w, row + n, n, stride)) n++;
     *scanned = n;
-    if (n < ST_LOOP_MIN || has_relation(t, res)) return 1;
+    if (n < ST_LOOP_MIN || (n < ST_LOOP_LINE && run_resumes_near(t, x, row, row + n)) || has_relation(t, res))
+        return 1;
     *l = (SysLoop){.row = row, .count = n, .res = res};
     l->leaf = ARENA_ARRAY(t->arena, Expr *, x->nd + 1);
     l->stride = ARENA_ARRAY(t->arena, int32_t, x->nd + 1);
