@@ -137,8 +137,10 @@ static void one_def(void *ud, Def *def) {
     StructOptions so = {0};
     System *s = structure_with(m, &so);
     if (!s) return;
-    struct_dump(devnull, s);
+    /* codegen before the dump: the dump expands the System's loop items
+     * into scalar rows (sys_expand), and codegen's loop items are to be fuzzed too */
     if (diag_error_count() == errors && !diag_had_internal()) compile_and_run(s);
+    struct_dump(devnull, s);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
