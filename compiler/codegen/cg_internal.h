@@ -205,6 +205,7 @@ void cg_emit_functions(Cg *g);
 LLVMValueRef cg_item_value(Cg *g, const CgItem *it);
 
 #define CG_LOOP_MAX_PERIOD 512 /* items per loop iteration */
+_Static_assert(SYS_LOOP_MAX_ENT <= CG_LOOP_MAX_PERIOD, "a Jacobian loop item is one iteration of nent items");
 
 /* cg_loop.c: runs of items of one shape (run[k] items from k, period[k]
  * per iteration; 0 = no run at k), nests of runs (nest[k] items from k,

@@ -119,6 +119,7 @@ typedef struct {
 /* runs.c: a single BLT block as an instance of a run (one key: the same
  * computation up to an order-preserving renaming of its variables) */
 #define ST_RUN_MAX_POS 64  /* positions: template leaves and the values' variables */
+_Static_assert(ST_RUN_MAX_POS <= SYS_LOOP_MAX_ENT, "a loop item's entries per row are at most its positions");
 #define ST_RUN_MAX_KEY 256
 typedef struct StRunEnt StRunEnt;
 typedef struct StRunRec StRunRec;

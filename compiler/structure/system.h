@@ -214,6 +214,8 @@ typedef struct SysStateSet {
  * res, and it is stored at CSC position jac_pos[j * nent + e] (the
  * positions are not affine where the band meets an edge).  For those rows
  * and positions resid[] and jac_dy/jac_dyp[] are NULL until sys_expand. */
+#define SYS_LOOP_MAX_ENT 64       /* at most nent (the structure phase's bound;
+                                     codegen's loop period must hold it) */
 typedef struct SysLoop {
     uint32_t row, count;          /* rows row .. row + count - 1 */
     Expr *res;                    /* row `row`, over Y, YP, P, TIME (no MODE,
