@@ -158,6 +158,9 @@ static void tarjan(St *t) {
                 ARENA_ARRAY(t->arena, uint32_t, n), ARENA_ARRAY(t->arena, bool, n), 0, 0};
     for (uint32_t e = 0; e < t->eq.len; e++)
         if (!g.index[e]) strongconnect(t, &g, e);
+    uint32_t *a[] = {g.index, g.low, g.stack, g.cs, g.cpos};
+    for (uint32_t i = 0; i < sizeof a / sizeof *a; i++) arena_release(t->arena, a[i], sizeof *a[i] * n);
+    arena_release(t->arena, g.on, sizeof *g.on * n);
 }
 
 /* ---------- assignments ---------- */
@@ -327,7 +330,6 @@ static void single(St *t, Block *b, const uint32_t *readers) {
     }
     if (o.x && o.kind == SB_STATE_DER) t->sv.data[v].value = o.x;
     b->kind = o.kind;
-    b->res = o.r;
     b->row = t->resid_sv.len;
     vec_push(t->arena, &t->resid_sv, o.r);
     vec_push(t->arena, &t->resid_eq, e);
@@ -344,10 +346,11 @@ static void whole(St *t, Block *b) {
 bool struct_blt(St *t) {
     if (!match_all(t)) return false;
     tarjan(t);
-    Tear w = {ARENA_ARRAY(t->arena, unsigned char, t->sv.len + 1),
+    size_t nsv = (size_t)t->sv.len + 1;
+    Tear w = {ARENA_ARRAY(t->arena, unsigned char, nsv),
               ARENA_ARRAY(t->arena, bool, TEAR_MAX_BLOCK + 1)};
     /* readers[v]: the equations v occurs in */
-    uint32_t *readers = ARENA_ARRAY(t->arena, uint32_t, t->sv.len + 1);
+    uint32_t *readers = ARENA_ARRAY(t->arena, uint32_t, nsv);
     for (uint32_t e = 0; e < t->eq.len; e++)
         for (uint32_t k = 0; k < t->eq.data[e].ninc; k++) readers[t->eq.data[e].inc[k]]++;
     t->run_rec = ARENA_ARRAY(t->arena, StRunRec *, t->sv.len + 1);
@@ -357,5 +360,7 @@ bool struct_blt(St *t) {
         else if (b->size > TEAR_MAX_BLOCK) whole(t, b);
         else tear(t, &w, b);
     }
+    arena_release(t->arena, readers, sizeof *readers * nsv); /* temporaries of 5 bytes a variable */
+    arena_release(t->arena, w.in, sizeof *w.in * nsv);
     return true;
 }

@@ -49,13 +49,14 @@ static Expr **initial_relations(St *t) {
         FlatEq *q = &t->m->eqs.data[i];
         if (q->kind != FE_INITIAL) continue;
         r[i] = st_to_sv(t, expr_sub(t->c, q->lhs, q->rhs));
-        ExprVec vs = {0};
-        expr_leaves(t->c, r[i], EXPR_VAR, &vs);
-        for (uint32_t k = 0; k < vs.len; k++) {
-            SVar *v = &t->sv.data[vs.data[k]->index];
-            if (!st_is_unknown(t, vs.data[k]->index) || v->role != SR_NONE) continue;
+        ExprVec *vs = &t->leaves; /* reused: a vector per relation was 64 bytes each */
+        vs->len = 0;
+        expr_leaves(t->c, r[i], EXPR_VAR, vs);
+        for (uint32_t k = 0; k < vs->len; k++) {
+            SVar *v = &t->sv.data[vs->data[k]->index];
+            if (!st_is_unknown(t, vs->data[k]->index) || v->role != SR_NONE) continue;
             diag_error(q->span, "`%s` appears in an initial relation, but `%s` is not a state of "
-                                "the simulation system", st_sv_name(t, vs.data[k]->index),
+                                "the simulation system", st_sv_name(t, vs->data[k]->index),
                        t->m->vars.data[v->base].name);
             return NULL;
         }
@@ -152,11 +153,14 @@ static void start_implicit(St *t) {
  * -1 when it is not of that form */
 static int32_t start_of(St *t, Expr *init, uint32_t flat, Expr **value) {
     Expr *r = lower(t, init);
-    ExprVec ys = {0}, yps = {0};
-    expr_leaves(t->c, r, EXPR_Y, &ys);
-    expr_leaves(t->c, r, EXPR_YP, &yps);
-    *value = ys.len == 1 && yps.len == 0 ? st_solve(t, r, ys.data[0], (int32_t)flat) : NULL;
-    return *value ? (int32_t)ys.data[0]->index : -1;
+    ExprVec *l = &t->leaves; /* reused (one relation per variable of a million-cell model) */
+    l->len = 0;
+    expr_leaves(t->c, r, EXPR_Y, l);
+    Expr *y = l->len == 1 ? l->data[0] : NULL;
+    l->len = 0;
+    expr_leaves(t->c, r, EXPR_YP, l);
+    *value = y && l->len == 0 ? st_solve(t, r, y, (int32_t)flat) : NULL;
+    return *value ? (int32_t)y->index : -1;
 }
 
 /* the left side of initial relation i lowered, when it is one variable */
@@ -268,6 +272,8 @@ static void start_values(St *t, Expr **init, StInitRuns *runs, bool *explicit_on
         t->init_of[y] = by[y];
         s->start[y] = x;
     }
+    arena_release(t->arena, by, sizeof *by * ((size_t)s->ny + 1));
+    hmap_release(t->arena, &ov.lhs);
     st_set_starts(t);
     start_implicit(t);
     start_derivatives(t, runs);
@@ -706,7 +712,11 @@ void struct_build_init(St *t) {
     if (diag_error_count() > errors) return;
     bool missing = false;
     for (uint32_t p = 0; p < s->np; p++) missing |= (s->param_flags[p] & SYS_PARAM_MISSING) != 0;
-    if (explicit_only && !missing && !has_nonlinear_blocks(t)) return;
+    if (explicit_only && !missing && !has_nonlinear_blocks(t)) {
+        arena_release(t->arena, init, sizeof *init * ((size_t)t->m->eqs.len + 1));
+        st_init_runs_release(t, runs);
+        return;
+    }
     init_layout(t);
     t->to_init = true;
     Cand c = {0};
@@ -717,4 +727,6 @@ void struct_build_init(St *t) {
     if (ok) ok = emit_rows(t, &c, runs);
     t->to_init = false;
     if (!ok) s->init_n = 0;
+    arena_release(t->arena, init, sizeof *init * ((size_t)t->m->eqs.len + 1));
+    st_init_runs_release(t, runs);
 }

@@ -51,6 +51,17 @@ StInitRuns *st_init_runs(St *t) {
     return r;
 }
 
+void st_init_runs_release(St *t, StInitRuns *r) {
+    size_t n = (size_t)t->resid_eq.len + 1;
+    arena_release(t->arena, r->row, sizeof *r->row * ((size_t)t->eq.len + 1));
+    arena_release(t->arena, r->yp, sizeof *r->yp * n);
+    arena_release(t->arena, r->has, sizeof *r->has * n);
+    arena_release(t->arena, r->rep, sizeof *r->rep * n);
+    arena_release(t->arena, r->z, sizeof *r->z * n);
+    arena_release(t->arena, r->zrow, sizeof *r->zrow * n);
+    arena_release(t->arena, r->nz, sizeof *r->nz * n);
+}
+
 /* the start-value substitution gives leaf a and its image b one value */
 static bool same_at_start(const St *t, const Expr *a, const Expr *b) {
     if (!a || a->kind == EXPR_YP) return true;

@@ -251,6 +251,7 @@ static void outputs(Org *o) {
         s->out_eq[j] = computed ? eq_index(o, t->assign[v]) : -1;
         s->out_rank[j] = computed ? blk[v] : -1;
     }
+    arena_release(t->arena, blk, sizeof *blk * ((size_t)t->sv.len + 1));
 }
 
 void struct_origins(St *t) {
@@ -273,4 +274,8 @@ void struct_origins(St *t) {
     s->eq_src = o.eq_src.data;
     s->nrisk = o.risk.len;
     s->risk = o.risk.data;
+    /* the temporaries: 16 bytes a flat equation and variable */
+    arena_release(t->arena, o.eq_of, sizeof *o.eq_of * (2 * (size_t)nflat_eq + 1));
+    arena_release(t->arena, o.col, sizeof *o.col * ((size_t)t->nflat + 1));
+    hmap_release(t->arena, &o.src_of);
 }

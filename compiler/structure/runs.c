@@ -206,7 +206,8 @@ bool st_run_apply(St *t, const StRun *r, StRunOut *o) {
     Ren p = {t, x->dist, r->dist, r->nd, true, NULL, NULL};
     *o = (StRunOut){.kind = x->kind, .coef = ren_expr(&p, x->coef), .later = true, .has_x = x->x != NULL};
     if (!p.ok) return false;
-    if (o->coef) st_coef_check(t, o->coef, expr_leaf(t->c, EXPR_VAR, r->v), t->eq.data[r->e].flat);
+    if (o->coef && !hmap_get(&t->coef_seen, o->coef->id + 1)) /* the leaf only for a new one */
+        st_coef_check(t, o->coef, expr_leaf(t->c, EXPR_VAR, r->v), t->eq.data[r->e].flat);
     return true;
 }
 
@@ -239,7 +240,7 @@ Expr *st_resid_sv(St *t, uint32_t r) {
     return t->resid_sv.data[r] = e;
 }
 
-Expr *st_block_res(St *t, Block *b) { return b->res ? b->res : (b->res = st_resid_sv(t, b->row)); }
+Expr *st_block_res(St *t, const Block *b) { return st_resid_sv(t, b->row); }
 
 /* ---------- recording ---------- */
 
@@ -420,7 +421,8 @@ Expr *st_run_lower_value(St *t, uint32_t sv) {
         x->vlow = ARENA_ARRAY(t->arena, Expr *, x->nexp + 1);
         for (uint32_t i = 0; i < x->nexp; i++) x->vlow[i] = st_lower_leaf(t, x->dist[x->exp[i]]);
     }
-    Expr **to = lowered_leaves(t, w->sv, w->n);
+    Expr *to[ST_RUN_MAX_POS]; /* only for the renaming: not kept */
+    for (uint32_t i = 0; i < w->n; i++) to[i] = st_lower_leaf(t, w->sv[i]);
     if (!same_order(x->vlow, to, x->nexp)) return NULL;
     Ren p = {t, NULL, NULL, x->nexp, true, x->vlow, to};
     Expr *r = ren_expr(&p, rep);

@@ -155,20 +155,18 @@ static void build_equations(St *t) {
 
 /* ---------- lowering to codegen leaves ---------- */
 
-static Expr *map_leaf(void *ud, Expr *leaf) {
-    St *t = ud;
-    if (leaf->kind == EXPR_DER) return expr_const(t->c, 0); /* not produced by st_to_sv */
-    if (leaf->kind != EXPR_VAR) return leaf;
-    SVar *v = &t->sv.data[leaf->index];
-    int32_t p = leaf->index < t->nflat ? t->pslot[leaf->index] : -1;
+/* what VAR(sv) lowers to */
+static Expr *map_sv(St *t, uint32_t sv) {
+    SVar *v = &t->sv.data[sv];
+    int32_t p = sv < t->nflat ? t->pslot[sv] : -1;
     if (p >= 0) {
         if (t->to_init && t->pz[p] >= 0) return expr_leaf(t->c, EXPR_Z, (uint32_t)t->pz[p]);
         return expr_leaf(t->c, EXPR_P, (uint32_t)p);
     }
     switch ((SvRole)v->role) {
     case SR_ASSIGNED:
-        if (!v->low[t->to_init] && !t->to_init) v->low[0] = st_run_lower_value(t, leaf->index);
-        if (!v->low[t->to_init]) v->low[t->to_init] = lower(t, st_sv_value(t, leaf->index));
+        if (!v->low[t->to_init] && !t->to_init) v->low[0] = st_run_lower_value(t, sv);
+        if (!v->low[t->to_init]) v->low[t->to_init] = lower(t, st_sv_value(t, sv));
         return v->low[t->to_init];
     case SR_STATE:
     case SR_ALG: return expr_leaf(t->c, t->to_init ? EXPR_Z : EXPR_Y, (uint32_t)v->slot);
@@ -185,11 +183,18 @@ static Expr *map_leaf(void *ud, Expr *leaf) {
     return expr_const(t->c, 0);
 }
 
+static Expr *map_leaf(void *ud, Expr *leaf) {
+    St *t = ud;
+    if (leaf->kind == EXPR_DER) return expr_const(t->c, 0); /* not produced by st_to_sv */
+    return leaf->kind == EXPR_VAR ? map_sv(t, leaf->index) : leaf;
+}
+
+/* (no VAR leaf is made for it: a derivative's would be one node per state) */
 Expr *st_lower_leaf(St *t, uint32_t sv) {
     SVar *v = &t->sv.data[sv];
     bool leaf = (sv < t->nflat && t->pslot[sv] >= 0) || v->role == SR_STATE || v->role == SR_ALG ||
                 v->role == SR_DERIV;
-    return leaf ? map_leaf(t, expr_leaf(t->c, EXPR_VAR, sv)) : NULL;
+    return leaf ? map_sv(t, sv) : NULL;
 }
 
 Expr *lower(St *t, Expr *e) {
@@ -338,59 +343,72 @@ static void jac_loop_template(St *t, SysLoop *l, int32_t *seen) {
     l->jac_pos = ARENA_ARRAY(t->arena, int32_t, (size_t)l->count * l->nent + 1);
 }
 
-/* the entries of row l->row + k of a loop item: no Expr (NULL) */
-static void jac_loop_row(St *t, Jac *j, const SysLoop *l, uint32_t k) {
-    for (uint32_t e = 0; e < l->nent; e++) {
-        int64_t col = (int64_t)l->col[e] + (int64_t)k * l->col_stride[e];
-        vec_push(t->arena, &j->ents, ((Entry){l->row + k, (uint32_t)col}));
-        vec_push(t->arena, &j->dy, NULL);
-        vec_push(t->arena, &j->dyp, NULL);
+/* column of entry e of row l->row + k of a loop item */
+static uint32_t jac_loop_col(const SysLoop *l, uint32_t k, uint32_t e) {
+    return (uint32_t)((int64_t)l->col[e] + (int64_t)k * l->col_stride[e]);
+}
+
+/* The rows' entries into the CSC arrays (colptr counted), row by row so
+ * that rows ascend within a column: the collected ones with their
+ * derivatives, a loop item's from its columns (no Expr: NULL), their
+ * positions to its jac_pos (not affine where the band meets an edge). */
+static void jac_scatter(St *t, const Jac *j, const uint32_t *first) {
+    System *s = t->s;
+    int32_t *fill = ARENA_ARRAY(t->arena, int32_t, s->ny + 1);
+    uint32_t li = 0;
+    for (uint32_t r = 0; r < s->ny; r++) {
+        SysLoop *l = li < s->nloops && r >= s->loops[li].row ? &s->loops[li] : NULL;
+        for (uint32_t e = 0; l && e < l->nent; e++) {
+            uint32_t col = jac_loop_col(l, r - l->row, e);
+            int32_t k = s->jac_colptr[col] + fill[col]++;
+            s->jac_rowidx[k] = (int32_t)r;
+            l->jac_pos[(size_t)(r - l->row) * l->nent + e] = k;
+        }
+        li += l && r + 1 == l->row + l->count;
+        for (uint32_t i = first[r]; !l && i < first[r + 1]; i++) {
+            Entry e = j->ents.data[i];
+            int32_t k = s->jac_colptr[e.col] + fill[e.col]++;
+            s->jac_rowidx[k] = (int32_t)r;
+            s->jac_dy[k] = j->dy.data[i];
+            s->jac_dyp[k] = j->dyp.data[i];
+        }
     }
+    arena_release(t->arena, fill, sizeof *fill * ((size_t)s->ny + 1));
 }
 
 /* CSC pattern of d resid / d (Y, YP); one entry per distinct column.  The
  * rows of a run rename their representative's entries (runs.c); the rows
- * of a loop item share its templates, and their CSC positions go to its
- * jac_pos (CSC positions are not affine where the band meets an edge). */
+ * of a loop item share its templates and are not collected (24 bytes an
+ * entry): jac_scatter places them from the loop's columns. */
 static void build_jacobian(St *t) {
     System *s = t->s;
     Jac j = {0};
     int32_t *seen = ARENA_ARRAY(t->arena, int32_t, s->ny + 1);
     uint32_t *first = ARENA_ARRAY(t->arena, uint32_t, s->ny + 1);
+    s->jac_colptr = ARENA_ARRAY(t->arena, int32_t, s->ny + 1);
     memset(seen, 0xff, sizeof *seen * (s->ny + 1));
-    uint32_t li = 0;
+    uint32_t li = 0, nnz = 0;
     for (uint32_t r = 0; r < s->ny; r++) {
         first[r] = j.ents.len;
         SysLoop *l = li < s->nloops ? &s->loops[li] : NULL;
         if (l && r >= l->row) {
             if (r == l->row) jac_loop_template(t, l, seen);
-            jac_loop_row(t, &j, l, r - l->row);
+            for (uint32_t e = 0; e < l->nent; e++) s->jac_colptr[jac_loop_col(l, r - l->row, e) + 1]++;
+            nnz += l->nent;
             li += r + 1 == l->row + l->count;
             continue;
         }
         int32_t rep = st_run_jac_row(t, r, s->resid);
         if (rep < 0 || !jac_run_row(t, &j, r, first[rep], first[rep + 1])) jac_row(t, &j, r, seen);
     }
-    s->jac_nnz = j.ents.len;
-    s->jac_colptr = ARENA_ARRAY(t->arena, int32_t, s->ny + 1);
-    s->jac_rowidx = ARENA_ARRAY(t->arena, int32_t, j.ents.len + 1);
-    s->jac_dy = ARENA_ARRAY(t->arena, Expr *, j.ents.len + 1);
-    s->jac_dyp = ARENA_ARRAY(t->arena, Expr *, j.ents.len + 1);
+    first[s->ny] = j.ents.len;
+    s->jac_nnz = nnz + j.ents.len;
+    s->jac_rowidx = ARENA_ARRAY(t->arena, int32_t, s->jac_nnz + 1);
+    s->jac_dy = ARENA_ARRAY(t->arena, Expr *, s->jac_nnz + 1);
+    s->jac_dyp = ARENA_ARRAY(t->arena, Expr *, s->jac_nnz + 1);
     for (uint32_t i = 0; i < j.ents.len; i++) s->jac_colptr[j.ents.data[i].col + 1]++;
     for (uint32_t c = 0; c < s->ny; c++) s->jac_colptr[c + 1] += s->jac_colptr[c];
-    int32_t *fill = ARENA_ARRAY(t->arena, int32_t, s->ny + 1);
-    li = 0;
-    for (uint32_t i = 0; i < j.ents.len; i++) { /* rows ascend within a column: entries are row-ordered */
-        Entry e = j.ents.data[i];
-        int32_t k = s->jac_colptr[e.col] + fill[e.col]++;
-        s->jac_rowidx[k] = (int32_t)e.row;
-        s->jac_dy[k] = j.dy.data[i];
-        s->jac_dyp[k] = j.dyp.data[i];
-        while (li < s->nloops && e.row >= s->loops[li].row + s->loops[li].count) li++;
-        SysLoop *l = li < s->nloops && e.row >= s->loops[li].row ? &s->loops[li] : NULL;
-        if (l) l->jac_pos[(size_t)(e.row - l->row) * l->nent + (i - first[e.row])] = k;
-    }
-    arena_release(t->arena, fill, sizeof *fill * ((size_t)s->ny + 1));
+    jac_scatter(t, &j, first);
     arena_release(t->arena, first, sizeof *first * ((size_t)s->ny + 1));
     arena_release(t->arena, seen, sizeof *seen * ((size_t)s->ny + 1));
     vec_release(t->arena, &j.ents);

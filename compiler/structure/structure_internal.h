@@ -64,9 +64,8 @@ typedef struct {
     uint32_t first;    /* into St.bvars / St.beqs */
     uint32_t ntorn;    /* iteration (tearing) variables kept as IDA unknowns */
     uint32_t tfirst;   /* into St.torn */
-    Expr *res;         /* size-1 residual blocks: the residual (sv form), NULL until
-                          asked when it is a run's (st_block_res) */
-    uint32_t row;      /* size-1 residual blocks: its residual row */
+    uint32_t row;      /* size-1 residual blocks: its residual row (resid_sv[row],
+                          st_block_res: 24 bytes a block, a million of them) */
 } Block;
 
 /* where a relation was written: its flat form and the equation's span */
@@ -274,7 +273,7 @@ Expr *st_run_lower_value(St *t, uint32_t sv);
  * residual row r in sv form, the residual of single block b */
 Expr *st_sv_value(St *t, uint32_t sv);
 Expr *st_resid_sv(St *t, uint32_t r);
-Expr *st_block_res(St *t, Block *b);
+Expr *st_block_res(St *t, const Block *b);
 /* the lowered leaves of a renamed row's representative (from) and of the
  * row (to), from[i] -> to[i] (NULL both: a variable without a leaf, an
  * assigned one), and the variables they lower (vfrom[i] -> vto[i],
@@ -290,6 +289,7 @@ int32_t st_run_row_leaves(St *t, uint32_t row, Expr *const *resid, StRunLeaves *
  * runs (init.c's start_derivatives), once per run */
 typedef struct StInitRuns StInitRuns;
 StInitRuns *st_init_runs(St *t);
+void st_init_runs_release(St *t, StInitRuns *r); /* its tables, once the init system is built */
 bool st_init_run_start_yp(St *t, StInitRuns *r, uint32_t e, Expr **x);
 void st_init_run_note_yp(St *t, StInitRuns *r, uint32_t e, Expr *x);
 /* the residual row `row` lowered for the init system (t->to_init): its

@@ -68,10 +68,13 @@ static bool copy_form(const Expr *e, SysCopy *f) {
     return copy_scaled(e, f);
 }
 
+/* counted first: the table holds the copies only (32 bytes each) */
 static void output_copies(System *s, Arena *a) {
-    s->out_copy = ARENA_ARRAY(a, SysCopy, s->nout + 1);
+    SysCopy f;
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < s->nout; i++) n += s->out[i] && copy_form(s->out[i], &f);
+    s->out_copy = ARENA_ARRAY(a, SysCopy, n + 1);
     for (uint32_t i = 0; i < s->nout; i++) {
-        SysCopy f;
         if (!s->out[i] || !copy_form(s->out[i], &f)) continue;
         f.dest = i;
         s->out_copy[s->nout_copy++] = f;
@@ -99,6 +102,7 @@ static void output_aliases(System *s, Arena *a) {
         if (e->kind == EXPR_NEG && !hmap_get(&first, (uint64_t)(uintptr_t)e->args[0]))
             hmap_put(a, &first, (uint64_t)(uintptr_t)e->args[0], (void *)(intptr_t)-(intptr_t)(k + 1));
     }
+    hmap_release(a, &first);
 }
 
 static void param_consts(System *s, Arena *a) {
@@ -201,6 +205,10 @@ static uint32_t ode_levels(const System *s, Arena *a, const uint32_t *blt_ptr, c
             if (--indeg[d] == 0) queue[tail++] = d;
         }
     }
+    arena_release(a, edst, sizeof *edst * ((size_t)s->jac_nnz + 1));
+    arena_release(a, eptr, sizeof *eptr * ((size_t)nb + 2));
+    arena_release(a, indeg, sizeof *indeg * ((size_t)nb + 1));
+    arena_release(a, queue, sizeof *queue * ((size_t)nb + 1));
     return tail == nb ? nlev : 0;
 }
 
@@ -228,7 +236,7 @@ static void ode_blocks(System *s, Arena *a) {
     }
     uint32_t *level = ARENA_ARRAY(a, uint32_t, nb + 1);
     s->ode_nlevels = ode_levels(s, a, blt_ptr, blt_cols, row_block, nb, level);
-    if (!s->ode_nlevels) return;
+    if (!s->ode_nlevels) goto done;
     s->ode_level_ptr = ARENA_ARRAY(a, uint32_t, s->ode_nlevels + 2);
     for (uint32_t b = 0; b < nb; b++) s->ode_level_ptr[level[b] + 1]++;
     for (uint32_t l = 0; l < s->ode_nlevels; l++) s->ode_level_ptr[l + 1] += s->ode_level_ptr[l];
@@ -255,6 +263,13 @@ static void ode_blocks(System *s, Arena *a) {
         for (uint32_t k = s->ode_ptr[b]; k < s->ode_ptr[b + 1]; k++) mark[s->ode_cols[k]] = b + 1;
         s->ode_flags[b] = ode_block_flags(s, b, row_block, mark, &leaves);
     }
+    arena_release(a, mark, sizeof *mark * ((size_t)s->ny + 1));
+    arena_release(a, order, sizeof *order * ((size_t)nb + 1));
+done: /* the temporaries (36 bytes a row) */
+    arena_release(a, level, sizeof *level * ((size_t)nb + 1));
+    arena_release(a, row_block, sizeof *row_block * ((size_t)s->ny + 1));
+    arena_release(a, blt_cols, sizeof *blt_cols * ((size_t)s->ny + 1));
+    arena_release(a, blt_ptr, sizeof *blt_ptr * ((size_t)nb + 1));
 }
 
 void struct_tables(System *s) {
