@@ -35,6 +35,20 @@ both() { # label, args...: both paths, same stdout, stderr and status
     pass=$((pass + 1))
 }
 
+same_run() { # label, result file name, run args...: both paths' results bit for bit
+    label=$1
+    out=$2
+    shift 2
+    "$dyadc" run "$@" -o "$tmp/a.$out" > /dev/null 2>&1
+    "$dyadc" run "$@" --scalarize -o "$tmp/b.$out" > /dev/null 2>&1
+    if [ ! -s "$tmp/a.$out" ] || ! cmp -s "$tmp/a.$out" "$tmp/b.$out"; then
+        echo "FAIL: $label: the simulations differ (or did not run)"
+        fail=$((fail + 1))
+    else
+        pass=$((pass + 1))
+    fi
+}
+
 models() { # file: its top-level components and analyses (not partial)
     sed -n 's/^\(example \)\{0,1\}\(component\|analysis\) \([A-Za-z0-9_]*\).*/\2 \3/p' "$1"
 }
@@ -63,14 +77,7 @@ python3 bench/gen_loops.py heat3d 3 > "$tmp/heat.dyad" && both "gen_loops heat3d
 for name in HeatRod MassChain RodEnds Plate PlateRows Box Runs InitRuns InitSteady Pendulums; do
     both "arrays/loops $name" flatten tests/arrays/loops.dyad --no-stdlib --model "$name" --structure
     both "arrays/loops $name IR" build tests/arrays/loops.dyad --no-stdlib --model "$name" --emit-llvm -o "$tmp/x"
-    "$dyadc" run tests/arrays/loops.dyad --no-stdlib --model "$name" --stop 2 -o "$tmp/a.csv" > /dev/null 2>&1
-    "$dyadc" run tests/arrays/loops.dyad --no-stdlib --model "$name" --stop 2 --scalarize -o "$tmp/b.csv" > /dev/null 2>&1
-    if [ ! -s "$tmp/a.csv" ] || ! cmp -s "$tmp/a.csv" "$tmp/b.csv"; then
-        echo "FAIL: arrays/loops $name: the simulations differ (or did not run)"
-        fail=$((fail + 1))
-    else
-        pass=$((pass + 1))
-    fi
+    same_run "arrays/loops $name" csv tests/arrays/loops.dyad --no-stdlib --model "$name" --stop 2
 done
 
 # unit mismatches inside `for` equations (tests/arrays/units.dyad): the
@@ -117,16 +124,26 @@ done
 # emits the item as one loop, the scalar path its rows one by one (or
 # rerolled); the item does occur: its Jacobian scatter table is in the IR
 both "arrays/loops RcLong" flatten tests/arrays/loops.dyad --no-stdlib --model RcLong --structure
-"$dyadc" run tests/arrays/loops.dyad --no-stdlib --model RcLong --stop 2 -o "$tmp/a.csv" > /dev/null 2>&1
-"$dyadc" run tests/arrays/loops.dyad --no-stdlib --model RcLong --stop 2 --scalarize -o "$tmp/b.csv" > /dev/null 2>&1
-if [ ! -s "$tmp/a.csv" ] || ! cmp -s "$tmp/a.csv" "$tmp/b.csv"; then
-    echo "FAIL: arrays/loops RcLong: the simulations differ (or did not run)"
-    fail=$((fail + 1))
-else
-    pass=$((pass + 1))
-fi
+same_run "arrays/loops RcLong" csv tests/arrays/loops.dyad --no-stdlib --model RcLong --stop 2
 if ! "$dyadc" run tests/arrays/loops.dyad --no-stdlib --model RcLong --emit-llvm --stop 0.1 -o /dev/null 2>/dev/null | grep -q '@jac_scatter'; then
     echo "FAIL: arrays/loops RcLong: no loop item in the IR"
+    fail=$((fail + 1))
+fi
+
+# assigned values of runs as loop items (System.out_loops, asg_loops;
+# RcValues, RcTwins): the same System, every column bit for bit both ways
+# (CSV, and the MAT file, which stores a column equal to an earlier one
+# once: the output aliases must be the scalar path's), and columns inside
+# the loops read by --vars
+for name in RcValues RcTwins; do
+    both "arrays/loops $name" flatten tests/arrays/loops.dyad --no-stdlib --model "$name" --structure
+    same_run "arrays/loops $name (CSV)" csv tests/arrays/loops.dyad --no-stdlib --model "$name" --stop 2
+    same_run "arrays/loops $name (MAT)" mat tests/arrays/loops.dyad --no-stdlib --model "$name" --stop 2
+done
+vars='i[2],i[68],i[69],i[70],i[99],i[100],i[101],i[150],e[1],e[77],e[149],f[3],w,u'
+same_run "arrays/loops RcValues --vars" csv tests/arrays/loops.dyad --no-stdlib --model RcValues --stop 2 --vars "$vars"
+if [ "$(head -1 "$tmp/a.csv")" != "time,$vars" ]; then
+    echo "FAIL: arrays/loops RcValues: --vars $vars: not those columns"
     fail=$((fail + 1))
 fi
 

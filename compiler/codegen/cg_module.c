@@ -304,9 +304,9 @@ static uint8_t copy_kind(const SysCopy *c) {
 }
 
 /* The out_copy_* tables, and the outputs function for the other columns
- * (System.out_copy ascends in dest). */
+ * (System.out_copy ascends in dest; a loop item's columns are no copies). */
 static LLVMValueRef outputs_fn(Cg *g, const System *s, LLVMValueRef *v) {
-    uint32_t n = s->nout, ncopy = s->out_copy ? s->nout_copy : 0, nit = 0, c = 0;
+    uint32_t n = s->nout, ncopy = s->out_copy ? s->nout_copy : 0, nit = 0, c = 0, li = 0;
     CgItem *it = new_items(g, n);
     int32_t *dest = ARENA_ARRAY(g->arena, int32_t, ncopy + 1);
     int32_t *index = ARENA_ARRAY(g->arena, int32_t, ncopy + 1);
@@ -314,6 +314,15 @@ static LLVMValueRef outputs_fn(Cg *g, const System *s, LLVMValueRef *v) {
     double *scale = ARENA_ARRAY(g->arena, double, ncopy + 1);
     double *offset = ARENA_ARRAY(g->arena, double, ncopy + 1);
     for (uint32_t i = 0; i < n; i++) {
+        if (li < s->nout_loops && s->out_loops[li].row == i) {
+            const SysLoop *l = &s->out_loops[li++];
+            CgLoopItem *lp = ARENA_NEW(g->arena, CgLoopItem);
+            *lp = (CgLoopItem){l, l->count, 1, 1, NULL};
+            it[nit] = item(l->res, CG_ARG_OUT, i);
+            it[nit++].loop = lp;
+            i += l->count - 1;
+            continue;
+        }
         if (c < ncopy && s->out_copy[c].dest == i) {
             const SysCopy *f = &s->out_copy[c];
             dest[c] = (int32_t)i;

@@ -183,13 +183,14 @@ void struct_events(St *t) {
     memcpy(all, s->zc + ns, sizeof *all * nrel);
     memcpy(all + nrel, s->resid, sizeof *all * s->ny);
     memcpy(all + nrel + s->ny, s->out, sizeof *all * s->nout);
-    for (uint32_t r = 0; r < s->ny; r++)   /* rows of loop items (NULL) stay so */
-        if (!s->resid[r]) all[nrel + r] = expr_const(t->c, 0);
+    for (uint32_t r = 0; r < s->ny + s->nout; r++) /* rows and columns of loop items (NULL) stay so */
+        if (!all[nrel + r]) all[nrel + r] = expr_const(t->c, 0);
     expr_replace(t->c, all, n, to_mode, &v);
     memcpy(s->zc + ns, all, sizeof *all * nrel);
     for (uint32_t r = 0; r < s->ny; r++)
         if (s->resid[r]) s->resid[r] = all[nrel + r];
-    memcpy(s->out, all + nrel + s->ny, sizeof *all * s->nout);
+    for (uint32_t o = 0; o < s->nout; o++)
+        if (s->out[o]) s->out[o] = all[nrel + s->ny + o];
     arena_release(t->arena, all, sizeof *all * n);
     arena_release(t->arena, v.mark, v.nmark);
     hmap_release(t->arena, &v.index);

@@ -62,11 +62,12 @@ void st_init_runs_release(St *t, StInitRuns *r) {
     arena_release(t->arena, r->nz, sizeof *r->nz * n);
 }
 
-/* the start-value substitution gives leaf a and its image b one value */
+/* the start-value substitution gives leaf a and its image b one value
+ * (b: kind and index, st_run_row_leaves) */
 static bool same_at_start(const St *t, const Expr *a, const Expr *b) {
     if (!a || a->kind == EXPR_YP) return true;
     if (a->kind == EXPR_Y) return t->s->start[a->index] == t->s->start[b->index];
-    return a == b;
+    return a->kind == b->kind && a->index == b->index;
 }
 
 bool st_init_run_start_yp(St *t, StInitRuns *r, uint32_t e, Expr **x) {

@@ -242,6 +242,12 @@ Expr *st_resid_sv(St *t, uint32_t r) {
 
 Expr *st_block_res(St *t, const Block *b) { return st_resid_sv(t, b->row); }
 
+void st_run_rows_release(St *t) {
+    vec_release(t->arena, &t->run_rows);
+    arena_free(t->run_arena);
+    t->run_arena = NULL;
+}
+
 /* ---------- recording ---------- */
 
 /* are the variables e is over among dist? */
@@ -301,9 +307,10 @@ static StRunEnt *new_entry(St *t, const StRun *r, const StRunOut *o) {
 static void note_row(St *t, StRunEnt *x, const StRun *r) {
     uint32_t row = t->resid_sv.len;
     if (x->row < 0) x->row = (int32_t)row;
-    StRunRow *w = ARENA_NEW(t->arena, StRunRow);
+    if (!t->run_arena) t->run_arena = arena_new();
+    StRunRow *w = ARENA_NEW(t->run_arena, StRunRow);
     w->ent = x;
-    uint32_t *d = ARENA_ARRAY(t->arena, uint32_t, r->nd);
+    uint32_t *d = ARENA_ARRAY(t->run_arena, uint32_t, r->nd);
     memcpy(d, r->dist, sizeof *d * r->nd);
     w->dist = d;
     while (t->run_rows.len < row) vec_push(t->arena, &t->run_rows, NULL);
@@ -361,8 +368,8 @@ static bool same_order(Expr *const *a, Expr *const *b, uint32_t n) {
     return true;
 }
 
-static Expr **lowered_leaves(St *t, const uint32_t *dist, uint32_t n) {
-    Expr **l = ARENA_ARRAY(t->arena, Expr *, n + 1);
+static Expr **lowered_leaves(St *t, Arena *a, const uint32_t *dist, uint32_t n) {
+    Expr **l = ARENA_ARRAY(a, Expr *, n + 1);
     for (uint32_t i = 0; i < n; i++) l[i] = st_lower_leaf(t, dist[i]);
     return l;
 }
@@ -372,13 +379,13 @@ Expr *st_run_lower_row(St *t, uint32_t row) {
     if (!w) return NULL;
     StRunEnt *x = (StRunEnt *)w->ent;
     if ((int32_t)row == x->row) { /* the representative: lowered (rows come in order, it first) */
-        x->low = lowered_leaves(t, x->dist, x->nd);
+        x->low = lowered_leaves(t, t->arena, x->dist, x->nd);
         x->low_res = lower(t, st_resid_sv(t, row));
         w->to = x->low;
         return w->res = x->low_res;
     }
     if (!x->low_res) return NULL;
-    Expr **to = lowered_leaves(t, w->dist, x->nd);
+    Expr **to = lowered_leaves(t, t->run_arena, w->dist, x->nd);
     if (!same_order(x->low, to, x->nd)) return NULL;
     Ren p = {t, NULL, NULL, x->nd, true, x->low, to};
     Expr *r = ren_expr(&p, x->low_res);
@@ -412,15 +419,21 @@ Expr *st_run_jac_entry(St *t, uint32_t row, Expr *e, bool *ok) {
     return r;
 }
 
+/* the lowered leaves of the variables the representative's value is over */
+static Expr *const *value_leaves(St *t, StRunEnt *x) {
+    if (!x->vlow) {
+        x->vlow = ARENA_ARRAY(t->arena, Expr *, x->nexp + 1);
+        for (uint32_t i = 0; i < x->nexp; i++) x->vlow[i] = st_lower_leaf(t, x->dist[x->exp[i]]);
+    }
+    return x->vlow;
+}
+
 Expr *st_run_lower_value(St *t, uint32_t sv) {
     const StRunRec *w = t->run_rec ? t->run_rec[sv] : NULL;
     if (!w || w->ent->v == sv || w->ent->kind != SB_ASSIGN) return NULL;
     StRunEnt *x = (StRunEnt *)w->ent;
     Expr *rep = lower(t, expr_leaf(t->c, EXPR_VAR, x->v));
-    if (!x->vlow) {
-        x->vlow = ARENA_ARRAY(t->arena, Expr *, x->nexp + 1);
-        for (uint32_t i = 0; i < x->nexp; i++) x->vlow[i] = st_lower_leaf(t, x->dist[x->exp[i]]);
-    }
+    value_leaves(t, x);
     Expr *to[ST_RUN_MAX_POS]; /* only for the renaming: not kept */
     for (uint32_t i = 0; i < w->n; i++) to[i] = st_lower_leaf(t, w->sv[i]);
     if (!same_order(x->vlow, to, x->nexp)) return NULL;
@@ -444,7 +457,6 @@ Expr *st_run_lower_value(St *t, uint32_t sv) {
  * grid, between two boundary cells -- and makes one loop of many lines;
  * a loop item per line cut that into a loop per line (heat3d N = 40: 38
  * rows each, ~2,900 loops, LLVM's emit 2.1 -> 3.3 s CPU). */
-#define ST_LOOP_MIN 64
 
 /* A stretch shorter than ST_LOOP_LINE rows with a row of its run within
  * ST_LOOP_GAP rows on either side is one line of a grid (its run resumes
@@ -477,22 +489,26 @@ static bool has_relation(St *t, Expr *e) {
     return found;
 }
 
-/* Does row `row` of the run continue the loop from `w` (n rows on)?
- * stride[i] is set at n == 1 and checked after. */
-static bool loop_row(St *t, const StRunRow *w, uint32_t row, uint32_t n, int32_t *stride) {
-    const StRunRow *v = t->run_rows.data[row];
-    const StRunEnt *x = w->ent;
-    if (!v || v->ent != x) return false;
-    Expr *to[ST_RUN_MAX_POS];
-    for (uint32_t i = 0; i < x->nd; i++) to[i] = st_lower_leaf(t, v->dist[i]);
-    if (!same_order(x->low, to, x->nd)) return false;
-    for (uint32_t i = 0; i < x->nd; i++) {
+/* Are the leaves `to` (n entries on) those of the first entry (`from`)
+ * shifted by n strides?  stride[i] is set at n == 1 and checked after. */
+static bool shifted_by(Expr *const *from, Expr *const *to, uint32_t nd, uint32_t n, int32_t *stride) {
+    for (uint32_t i = 0; i < nd; i++) {
         if (!to[i]) continue;
-        int64_t d = (int64_t)to[i]->index - (int64_t)w->to[i]->index;
+        int64_t d = (int64_t)to[i]->index - (int64_t)from[i]->index;
         if (n == 1 && d == (int32_t)d) stride[i] = (int32_t)d;
         else if (n == 1 || d != (int64_t)n * stride[i]) return false;
     }
     return true;
+}
+
+/* Does row `row` of the run continue the loop from `w` (n rows on)? */
+static bool loop_row(St *t, const StRunRow *w, uint32_t row, uint32_t n, int32_t *stride) {
+    const StRunRow *v = t->run_rows.data[row];
+    const StRunEnt *x = w->ent;
+    if (!v || v->ent != x) return false;
+    Expr *to[ST_RUN_MAX_POS], tmp[ST_RUN_MAX_POS]; /* compared on their fields: no nodes made */
+    for (uint32_t i = 0; i < x->nd; i++) to[i] = st_lower_leaf_at(t, v->dist[i], &tmp[i]);
+    return same_order(x->low, to, x->nd) && shifted_by(w->to, to, x->nd, n, stride);
 }
 
 /* Is every Y, YP, P leaf of the row among the loop's leaves?  (The rows
@@ -513,6 +529,19 @@ static bool covers(St *t, const SysLoop *l) {
         if (k == l->nleaf) return false;
     }
     return true;
+}
+
+/* the loop's distinct leaves (of the first row's, to[i]) and strides */
+static void loop_leaves(St *t, SysLoop *l, Expr *const *to, const int32_t *stride, uint32_t nd) {
+    l->leaf = ARENA_ARRAY(t->arena, Expr *, nd + 1);
+    l->stride = ARENA_ARRAY(t->arena, int32_t, nd + 1);
+    for (uint32_t i = 0; i < nd; i++) {
+        uint32_t k = 0;
+        while (to[i] && k < l->nleaf && l->leaf[k] != to[i]) k++;
+        if (!to[i] || k < l->nleaf) continue; /* no leaf, or one seen (the same stride) */
+        l->leaf[l->nleaf] = to[i];
+        l->stride[l->nleaf++] = stride[i];
+    }
 }
 
 /* Is there a row of entry x within ST_LOOP_GAP rows before `row` or from
@@ -540,15 +569,7 @@ uint32_t st_run_loop(St *t, uint32_t row, Expr *res, SysLoop *l, uint32_t *scann
     if (n < ST_LOOP_MIN || (n < ST_LOOP_LINE && run_resumes_near(t, x, row, row + n)) || has_relation(t, res))
         return 1;
     *l = (SysLoop){.row = row, .count = n, .res = res};
-    l->leaf = ARENA_ARRAY(t->arena, Expr *, x->nd + 1);
-    l->stride = ARENA_ARRAY(t->arena, int32_t, x->nd + 1);
-    for (uint32_t i = 0; i < x->nd; i++) {
-        uint32_t k = 0;
-        while (w->to[i] && k < l->nleaf && l->leaf[k] != w->to[i]) k++;
-        if (!w->to[i] || k < l->nleaf) continue; /* no leaf, or one seen (the same stride) */
-        l->leaf[l->nleaf] = w->to[i];
-        l->stride[l->nleaf++] = stride[i];
-    }
+    loop_leaves(t, l, w->to, stride, x->nd);
     return covers(t, l) ? n : 1;
 }
 
@@ -566,7 +587,66 @@ int32_t st_run_row_leaves(St *t, uint32_t row, Expr *const *resid, StRunLeaves *
     }
     const StRunEnt *x = w->ent;
     if ((int32_t)row == x->row || !x->low || (resid[x->row] && resid[x->row] != x->low_res)) return -1;
-    for (uint32_t i = 0; i < x->nd; i++) t->run_to[i] = st_lower_leaf(t, w->dist[i]);
+    for (uint32_t i = 0; i < x->nd; i++) t->run_to[i] = st_lower_leaf_at(t, w->dist[i], &t->run_leaf[i]);
     *l = (StRunLeaves){x->low, t->run_to, x->dist, w->dist, x->nd};
     return x->row;
+}
+
+/* ---------- loop items of values (assigned values, outputs) ----------
+ *
+ * The assigned value of a run's instance lowers to its representative's
+ * lowered value renamed (st_run_lower_value).  Consecutive entries of a
+ * list (System.assigned_value, System.out) whose variables are assigned
+ * by one run and whose values' lowered leaves are the first entry's
+ * shifted by a constant stride per leaf and entry are one loop item, as
+ * the rows above: the first entry's Expr, nothing per entry but integers. */
+
+/* sv's run record when sv is assigned by a run's instance */
+static const StRunRec *value_rec(const St *t, uint32_t sv) {
+    if (sv == UINT32_MAX || !t->run_rec || t->sv.data[sv].role != SR_ASSIGNED) return NULL;
+    const StRunRec *w = t->run_rec[sv];
+    return w && w->ent->kind == SB_ASSIGN ? w : NULL;
+}
+
+/* Is there an entry of run x within ST_LOOP_GAP entries before `at` or
+ * from `end` on (a line of a grid, left to codegen's nests)? */
+static bool value_run_resumes_near(const St *t, const StRunEnt *x, const uint32_t *svs, uint32_t n,
+                                   uint32_t at, uint32_t end) {
+    uint32_t lo = at > ST_LOOP_GAP ? at - ST_LOOP_GAP : 0, hi = end + ST_LOOP_GAP < n ? end + ST_LOOP_GAP : n;
+    for (uint32_t k = lo; k < hi; k++) {
+        if (k == at) k = end;
+        const StRunRec *w = k < hi ? value_rec(t, svs[k]) : NULL;
+        if (w && w->ent == x) return true;
+    }
+    return false;
+}
+
+uint32_t st_run_value_loop(St *t, const uint32_t *svs, uint32_t n, uint32_t at, SysLoop *l, uint32_t *scanned) {
+    *scanned = 1;
+    const StRunRec *w0 = value_rec(t, svs[at]);
+    if (!w0) return 1;
+    StRunEnt *x = (StRunEnt *)w0->ent;
+    Expr *const *rep = value_leaves(t, x);
+    Expr *to0[ST_RUN_MAX_POS], *to[ST_RUN_MAX_POS], tmp[ST_RUN_MAX_POS];
+    int32_t stride[ST_RUN_MAX_POS];
+    for (uint32_t i = 0; i < x->nexp; i++) to0[i] = st_lower_leaf(t, w0->sv[i]);
+    if (!same_order(rep, to0, x->nexp)) return 1;
+    uint32_t k = 1;
+    for (; at + k < n; k++) {
+        const StRunRec *w = value_rec(t, svs[at + k]);
+        if (!w || w->ent != x) break;
+        for (uint32_t i = 0; i < x->nexp; i++) to[i] = st_lower_leaf_at(t, w->sv[i], &tmp[i]);
+        if (!same_order(rep, to, x->nexp) || !shifted_by(to0, to, x->nexp, k, stride)) break;
+    }
+    *scanned = k;
+    if (k < ST_LOOP_MIN || (k < ST_LOOP_LINE && value_run_resumes_near(t, x, svs, n, at, at + k))) return 1;
+    /* the first entry's value; a negation or a copy stays scalar (output
+     * aliases and copies are found on the Exprs, tables.c) */
+    Expr *res = lower(t, expr_leaf(t->c, EXPR_VAR, svs[at]));
+    if (res->kind == EXPR_NEG || struct_out_copy(res) || has_relation(t, res)) return 1;
+    *l = (SysLoop){.row = at, .count = k, .res = res};
+    loop_leaves(t, l, to0, stride, x->nexp);
+    bool shifts = false; /* else every entry is one Expr (the scalar path's aliases) */
+    for (uint32_t i = 0; i < l->nleaf; i++) shifts |= l->stride[i] != 0;
+    return shifts && covers(t, l) ? k : 1;
 }

@@ -19,6 +19,7 @@
 #include "structure_internal.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* ---------- structural variables ---------- */
@@ -187,6 +188,18 @@ static Expr *map_leaf(void *ud, Expr *leaf) {
     St *t = ud;
     if (leaf->kind == EXPR_DER) return expr_const(t->c, 0); /* not produced by st_to_sv */
     return leaf->kind == EXPR_VAR ? map_sv(t, leaf->index) : leaf;
+}
+
+Expr *st_lower_leaf_at(St *t, uint32_t sv, Expr *tmp) {
+    if (t->to_init) return st_lower_leaf(t, sv);
+    SVar *v = &t->sv.data[sv];
+    int32_t p = sv < t->nflat ? t->pslot[sv] : -1;
+    *tmp = (Expr){.kind = EXPR_P, .index = (uint32_t)p};
+    if (p >= 0) return tmp;
+    if (v->role == SR_STATE || v->role == SR_ALG) tmp->kind = EXPR_Y, tmp->index = (uint32_t)v->slot;
+    else if (v->role == SR_DERIV) tmp->kind = EXPR_YP, tmp->index = (uint32_t)t->sv.data[v->yp_of].slot;
+    else return NULL;
+    return tmp;
 }
 
 /* (no VAR leaf is made for it: a derivative's would be one node per state) */
@@ -461,8 +474,9 @@ const char *const sys_block_kind_names[SB_KIND_COUNT] = {
 #undef X
 };
 
-/* an unknown of the index-1 system as the System names it */
-static SysUnknown sys_unknown(St *t, uint32_t sv, int32_t *asg) {
+/* an unknown of the index-1 system as the System names it (an assigned
+ * one's value: asg_sv, lowered by assigned_values) */
+static SysUnknown sys_unknown(St *t, uint32_t sv, int32_t *asg, uint32_t *asg_sv) {
     SVar *v = &t->sv.data[sv];
     System *s = t->s;
     switch ((SvRole)v->role) {
@@ -472,7 +486,7 @@ static SysUnknown sys_unknown(St *t, uint32_t sv, int32_t *asg) {
         if (asg[sv] < 0) {
             asg[sv] = (int32_t)s->nassigned;
             s->assigned_names[s->nassigned] = st_sv_name(t, sv);
-            s->assigned_value[s->nassigned++] = lower(t, expr_leaf(t->c, EXPR_VAR, sv));
+            asg_sv[s->nassigned++] = sv;
         }
         return (SysUnknown){SU_ASSIGNED, (uint32_t)asg[sv]};
     case SR_STATE:
@@ -480,6 +494,42 @@ static SysUnknown sys_unknown(St *t, uint32_t sv, int32_t *asg) {
     }
     diag_internal("structure: `%s` is in a BLT block but is no unknown", st_sv_name(t, sv));
     return (SysUnknown){SU_Y, 0};
+}
+
+/* The loop items of a list of values (svs[k]: the variable of entry k,
+ * UINT32_MAX when it is no run's value) and their first entries' Exprs in
+ * list[]; the other entries of an item stay NULL, the entries outside
+ * items are left to the caller (done[k] = 0).  Linear: a stretch too short
+ * for an item is scanned once (st_run_value_loop's *scanned). */
+static SysLoopVec value_loops(St *t, const uint32_t *svs, uint32_t n, Expr **list, unsigned char *done) {
+    SysLoopVec loops = {0};
+    uint32_t next_try = 0;
+    for (uint32_t k = 0; k < n;) {
+        SysLoop l;
+        uint32_t m = 1, scanned = 1;
+        if (k >= next_try) m = st_run_value_loop(t, svs, n, k, &l, &scanned);
+        if (m == 1 && k >= next_try) next_try = k + (scanned > 1 ? scanned - 1 : 1);
+        if (m == 1) {
+            k++;
+            continue;
+        }
+        vec_push(t->arena, &loops, l);
+        list[k] = l.res;
+        memset(done + k, 1, m);
+        k += m;
+    }
+    return loops;
+}
+
+static void assigned_values(St *t, const uint32_t *asg_sv) {
+    System *s = t->s;
+    unsigned char *done = ARENA_ARRAY(t->arena, unsigned char, s->nassigned + 1);
+    SysLoopVec loops = value_loops(t, asg_sv, s->nassigned, s->assigned_value, done);
+    s->nasg_loops = loops.len;
+    s->asg_loops = loops.data;
+    for (uint32_t k = 0; k < s->nassigned; k++)
+        if (!done[k]) s->assigned_value[k] = lower(t, expr_leaf(t->c, EXPR_VAR, asg_sv[k]));
+    arena_release(t->arena, done, (size_t)s->nassigned + 1);
 }
 
 /* System.blocks from the BLT blocks: iteration variables first, then the
@@ -493,6 +543,7 @@ static void build_blocks(St *t) {
     s->assigned_names = ARENA_ARRAY(t->arena, const char *, nunk + 1);
     s->assigned_value = ARENA_ARRAY(t->arena, Expr *, nunk + 1);
     int32_t *asg = ARENA_ARRAY(t->arena, int32_t, t->sv.len + 1);
+    uint32_t *asg_sv = ARENA_ARRAY(t->arena, uint32_t, nunk + 1);
     memset(asg, 0xff, sizeof *asg * (t->sv.len + 1));
     uint32_t at = 0, row = 0;
     for (uint32_t i = 0; i < t->blocks.len; i++) {
@@ -503,11 +554,11 @@ static void build_blocks(St *t) {
         o->res_first = row;
         bool torn = b->kind == SB_LINEAR || b->kind == SB_NONLINEAR;
         for (uint32_t k = 0; torn && k < b->ntorn; k++)
-            s->block_unknowns[at++] = sys_unknown(t, t->torn.data[b->tfirst + k], asg);
+            s->block_unknowns[at++] = sys_unknown(t, t->torn.data[b->tfirst + k], asg, asg_sv);
         o->ntear = torn ? b->ntorn : b->kind == SB_ASSIGN ? 0 : b->size;
         for (uint32_t k = 0; k < b->size; k++) {
             uint32_t v = t->bvars.data[b->first + k];
-            if (!torn || t->sv.data[v].role == SR_ASSIGNED) s->block_unknowns[at++] = sys_unknown(t, v, asg);
+            if (!torn || t->sv.data[v].role == SR_ASSIGNED) s->block_unknowns[at++] = sys_unknown(t, v, asg, asg_sv);
         }
         o->n = at - o->first;
         row += o->ntear;
@@ -515,6 +566,9 @@ static void build_blocks(St *t) {
     if (row != s->ny || at != nunk)
         diag_internal("structure: the BLT blocks have %u rows and %u unknowns for %u residuals and %u "
                       "block unknowns", row, at, s->ny, nunk);
+    assigned_values(t, asg_sv);
+    arena_release(t->arena, asg_sv, sizeof *asg_sv * ((size_t)nunk + 1));
+    arena_release(t->arena, asg, sizeof *asg * ((size_t)t->sv.len + 1));
 }
 
 /* ---------- coefficient checks (solve.c) ---------- */
@@ -554,19 +608,124 @@ static void build_coef_checks(St *t) {
     }
 }
 
+/* Columns a .. b - 1 of output loop l (a: a column with its Expr) as a
+ * loop of their own when long enough, else as Exprs */
+static void out_segment(St *t, const SysLoop *l, uint32_t a, uint32_t b, const uint32_t *col_var,
+                        SysLoopVec *out) {
+    System *s = t->s;
+    if (b - a < ST_LOOP_MIN) {
+        for (uint32_t k = a + 1; k < b; k++)
+            s->out[l->row + k] = lower(t, st_to_sv(t, expr_leaf(t->c, EXPR_VAR, col_var[l->row + k])));
+        return;
+    }
+    SysLoop m = *l;
+    m.row = l->row + a, m.count = b - a, m.res = s->out[m.row];
+    if (a) { /* the leaves of column a: the first's shifted */
+        m.leaf = ARENA_ARRAY(t->arena, Expr *, l->nleaf + 1);
+        for (uint32_t i = 0; i < l->nleaf; i++)
+            m.leaf[i] = expr_leaf(t->c, (ExprKind)l->leaf[i]->kind,
+                                  (uint32_t)((int64_t)l->leaf[i]->index + (int64_t)a * l->stride[i]));
+    }
+    vec_push(t->arena, out, m);
+}
+
+static int by_shape(const void *a, const void *b) {
+    const SysLoop *x = *(SysLoop *const *)a, *y = *(SysLoop *const *)b;
+    if (x->res->shape != y->res->shape) return x->res->shape < y->res->shape ? -1 : 1;
+    return x->row < y->row ? -1 : x->row > y->row;
+}
+
+#define MEET_GROUP_MAX 16 /* loops of one template shape compared pairwise; more: all but one expanded */
+
+/* Loops whose templates have one shape may share an Expr (two runs
+ * computing the same values): the later of two that may
+ * (sys_loops_may_meet) gets its columns' Exprs.  True when one did. */
+static bool expand_meeting(St *t, SysLoopVec *loops, const uint32_t *col_var) {
+    uint32_t n = loops->len;
+    SysLoop **by = ARENA_ARRAY(t->arena, SysLoop *, n + 1);
+    for (uint32_t i = 0; i < n; i++) by[i] = &loops->data[i];
+    qsort(by, n, sizeof *by, by_shape);
+    bool any = false;
+    for (uint32_t g = 0, e; g < n; g = e) {
+        for (e = g + 1; e < n && by[e]->res->shape == by[g]->res->shape; e++) {}
+        for (uint32_t j = g + 1; j < e; j++) {
+            bool meet = e - g > MEET_GROUP_MAX;
+            for (uint32_t i = g; i < j && !meet; i++) meet = by[i]->count > 1 && sys_loops_may_meet(by[i], by[j]);
+            if (!meet) continue;
+            for (uint32_t k = 1; k < by[j]->count; k++)
+                t->s->out[by[j]->row + k] = lower(t, st_to_sv(t, expr_leaf(t->c, EXPR_VAR, col_var[by[j]->row + k])));
+            by[j]->count = 1;
+            any = true;
+        }
+    }
+    arena_release(t->arena, by, sizeof *by * ((size_t)n + 1));
+    uint32_t m = 0;
+    for (uint32_t i = 0; i < n; i++)
+        if (loops->data[i].count > 1) loops->data[m++] = loops->data[i];
+    loops->len = m;
+    return any;
+}
+
+/* An output loop's columns after the first have no Expr: none may equal
+ * another column's (or its operand's, a negation's), or out_alias would
+ * differ from the scalar path's.  An Expr equal to one would have been
+ * built, so each is probed (sys_loop_instance_exists): a column found
+ * built (a scalar row holds the value, another column equals it) gets its
+ * Expr and splits its loop; two loops that may share a column (a value
+ * neither built) are found on their templates (expand_meeting).  The new
+ * Exprs may equal another loop's column: again until nothing changes.
+ * Usually two passes: the values the rows outside loop items hold, then
+ * none. */
+static void check_out_loops(St *t, SysLoopVec *loops, const uint32_t *col_var) {
+    for (bool split = true; split;) {
+        split = false;
+        SysLoopVec next = {0};
+        for (uint32_t i = 0; i < loops->len; i++) {
+            const SysLoop *l = &loops->data[i];
+            uint32_t a = 0;
+            for (uint32_t j = 1; j < l->count; j++) {
+                if (!sys_loop_instance_exists(t->c, l, j)) continue;
+                out_segment(t, l, a, j, col_var, &next);
+                t->s->out[l->row + j] = lower(t, st_to_sv(t, expr_leaf(t->c, EXPR_VAR, col_var[l->row + j])));
+                a = j;
+                split = true;
+            }
+            out_segment(t, l, a, l->count, col_var, &next);
+        }
+        vec_release(t->arena, loops);
+        *loops = next;
+        split |= expand_meeting(t, loops, col_var);
+    }
+}
+
+/* Every flat variable's column: an assigned variable of a run's instance
+ * may be in a loop item (runs.c, value loops), the others get their Exprs */
 static void build_outputs(St *t) {
     System *s = t->s;
-    s->out = ARENA_ARRAY(t->arena, Expr *, t->m->vars.len + 1);
-    s->out_names = ARENA_ARRAY(t->arena, const char *, t->m->vars.len + 1);
-    s->out_conn = ARENA_ARRAY(t->arena, unsigned char, t->m->vars.len + 1);
-    for (uint32_t v = 0; v < t->m->vars.len; v++) {
+    uint32_t nv = t->m->vars.len;
+    s->out = ARENA_ARRAY(t->arena, Expr *, nv + 1);
+    s->out_names = ARENA_ARRAY(t->arena, const char *, nv + 1);
+    s->out_conn = ARENA_ARRAY(t->arena, unsigned char, nv + 1);
+    uint32_t *col_var = ARENA_ARRAY(t->arena, uint32_t, nv + 1), *col_sv = ARENA_ARRAY(t->arena, uint32_t, nv + 1);
+    for (uint32_t v = 0; v < nv; v++) {
         FlatVarKind k = t->m->vars.data[v].kind;
         if (!flat_kind_is_unknown(k) && k != FV_INPUT) continue; /* clocked ones and inputs too */
         s->out_names[s->nout] = t->m->vars.data[v].name;
         FlatConn c = t->m->vars.data[v].conn; /* a block's output is its own variable */
         s->out_conn[s->nout] = c != FC_NONE && c != FC_OUTPUT;
-        s->out[s->nout++] = lower(t, st_to_sv(t, expr_leaf(t->c, EXPR_VAR, v)));
+        col_sv[s->nout] = k == FV_VARIABLE && !t->alias[v] ? v : UINT32_MAX;
+        col_var[s->nout++] = v;
     }
+    unsigned char *done = ARENA_ARRAY(t->arena, unsigned char, s->nout + 1);
+    SysLoopVec loops = value_loops(t, col_sv, s->nout, s->out, done);
+    for (uint32_t j = 0; j < s->nout; j++)
+        if (!done[j]) s->out[j] = lower(t, st_to_sv(t, expr_leaf(t->c, EXPR_VAR, col_var[j])));
+    check_out_loops(t, &loops, col_var);
+    s->nout_loops = loops.len;
+    s->out_loops = loops.data;
+    arena_release(t->arena, done, (size_t)s->nout + 1);
+    arena_release(t->arena, col_sv, sizeof *col_sv * ((size_t)nv + 1));
+    arena_release(t->arena, col_var, sizeof *col_var * ((size_t)nv + 1));
 }
 
 /* "message (file:line:col)": where the assertion is written, for the
@@ -605,7 +764,7 @@ static void st_release(St *t) {
     vec_release(t->arena, &t->torn);
     vec_release(t->arena, &t->resid_sv);
     vec_release(t->arena, &t->resid_eq);
-    vec_release(t->arena, &t->run_rows);
+    st_run_rows_release(t);
     vec_release(t->arena, &t->coef);
     vec_release(t->arena, &t->leaves);
     vec_release(t->arena, &t->coef_leaves);
@@ -668,6 +827,7 @@ System *structure_with(FlatModel *m, const StructOptions *o) {
     struct_build_clocks(&t);
     timing_sub("structure.clocks", &t0);
     struct_build_init(&t);
+    st_run_rows_release(&t); /* every row is built: 60 bytes a row of a run */
     build_coef_checks(&t);
     timing_sub("structure.init", &t0);
     struct_tables(s);

@@ -32,6 +32,7 @@ System *structure_with(FlatModel *m, const StructOptions *o);
  * start_has_const/start_*_const) from its expressions: structure() does,
  * a System built by hand calls it before codegen. */
 void struct_tables(System *s);
+bool struct_out_copy(const Expr *e); /* is e an output column the copy table holds? */
 
 /* Deterministic text of the structural result (golden tests).  Every row
  * is printed: loop items are expanded first (sys_expand, system.h). */

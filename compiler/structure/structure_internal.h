@@ -143,6 +143,9 @@ typedef struct {
     bool has_x;                    /* later: there is a solution */
 } StRunOut;
 
+typedef Vec(SysLoop) SysLoopVec;
+#define ST_LOOP_MIN 64     /* rows or entries of a loop item at least (runs.c) */
+
 typedef struct {
     FlatModel *m;
     StructOptions opt;
@@ -188,8 +191,11 @@ typedef struct {
     HashMap runs;      /* key hash -> StRunEnt chain (runs.c) */
     uint32_t nrun_ent;
     Vec(StRunRow *) run_rows; /* resid row -> its run, NULL for the others (runs.c) */
-    Vec(SysLoop) loops; /* the System's loop items being built (runs.c, structure.c) */
+    Arena *run_arena;  /* their records (~60 bytes a row), given back once the
+                          initialization system is built (st_run_rows_release) */
+    SysLoopVec loops;  /* the System's loop items being built (runs.c, structure.c) */
     Expr *run_to[ST_RUN_MAX_POS]; /* st_run_row_leaves' leaves of a loop item's row */
+    Expr run_leaf[ST_RUN_MAX_POS]; /* ... as kinds and indexes (st_lower_leaf_at) */
     StRunRec **run_rec; /* sv -> what its value-setting block leaves for readers (runs.c) */
     /* Reused leaf lists (len reset by each user): a fresh vector per
      * equation left a million dead ones in the arena.  `leaves` is for
@@ -206,6 +212,9 @@ static inline bool st_is_unknown(const St *t, uint32_t sv) {
 /* structure.c */
 Expr *lower(St *t, Expr *e);            /* VAR(sv) -> Y/YP/P (Z when t->to_init) */
 Expr *st_lower_leaf(St *t, uint32_t sv); /* VAR(sv)'s leaf (Y/YP/P), NULL when not a leaf */
+/* the same as kind and index in *tmp, not made (not a node: for comparing
+ * leaves on integers; a made one in the init system) */
+Expr *st_lower_leaf_at(St *t, uint32_t sv, Expr *tmp);
 Expr *st_to_sv(St *t, Expr *flat);      /* flat VAR/DER -> VAR(sv), aliases resolved */
 Expr *st_to_sv_leaf(St *t, Expr *leaf); /* the same for one leaf */
 void st_keep_relation(void *t, Expr *old, Expr *new_); /* ExprNodeWatch: origins */
@@ -268,17 +277,24 @@ uint32_t st_run_loop(St *t, uint32_t row, Expr *res, SysLoop *l, uint32_t *scann
 /* the lowered value of the assigned sv as its run's representative's
  * renamed, or NULL (lower it) */
 Expr *st_run_lower_value(St *t, uint32_t sv);
+/* A loop item of the values of svs[at], svs[at + 1], ... (n entries in all;
+ * UINT32_MAX: an entry that is no run's value): the number of entries it
+ * covers (l filled, l->row = at, the first entry's value lowered), or 1
+ * (no loop).  *scanned as st_run_loop's. */
+uint32_t st_run_value_loop(St *t, const uint32_t *svs, uint32_t n, uint32_t at, SysLoop *l, uint32_t *scanned);
 /* What BLT leaves to be built on demand for the instances of a run: the
  * value of sv (assigned, or an explicit state derivative; NULL when none),
  * residual row r in sv form, the residual of single block b */
 Expr *st_sv_value(St *t, uint32_t sv);
-Expr *st_resid_sv(St *t, uint32_t r);
+Expr *st_resid_sv(St *t, uint32_t r);   /* (not after st_run_rows_release) */
+void st_run_rows_release(St *t);        /* the rows' records: the rows are built */
 Expr *st_block_res(St *t, const Block *b);
 /* the lowered leaves of a renamed row's representative (from) and of the
  * row (to), from[i] -> to[i] (NULL both: a variable without a leaf, an
  * assigned one), and the variables they lower (vfrom[i] -> vto[i],
  * ascending); the representative's row, or -1 when st_run_jac_row gives
- * none */
+ * none.  The leaves of a loop item's row (to) are kinds and indexes, not
+ * nodes (st_lower_leaf_at): compare them by their fields. */
 typedef struct {
     Expr *const *from, *const *to;
     const uint32_t *vfrom, *vto;

@@ -51,6 +51,62 @@ void sys_expand(System *s) {
     }
     s->nloops = 0;
     s->loops = NULL;
+    for (int w = 0; w < 2; w++) { /* the output and the assigned values' loops */
+        const SysLoop *ls = w ? s->asg_loops : s->out_loops;
+        Expr **list = w ? s->assigned_value : s->out;
+        for (uint32_t k = 0, n = w ? s->nasg_loops : s->nout_loops; k < n; k++)
+            for (uint32_t j = 1; j < ls[k].count; j++) {
+                Shift p = {s->ctx, &ls[k], j};
+                list[ls[k].row + j] = shifted(&p, ls[k].res);
+            }
+    }
+    s->nout_loops = s->nasg_loops = 0;
+    s->out_loops = s->asg_loops = NULL;
+}
+
+/* The instance is the template rebuilt with its leaves shifted, node for
+ * node (the structure phase forms a loop only where the shift keeps the
+ * constructors' decisions): each node's image is the node with its
+ * arguments' images, looked up (expr_find) in post-order. */
+#define PROBE_MAX 64 /* nodes of a template: a larger one is taken to exist (no loop) */
+bool sys_loop_instance_exists(ExprCtx *c, const SysLoop *l, uint32_t j) {
+    const Expr *node[PROBE_MAX];
+    Expr *img[PROBE_MAX];
+    uint32_t n = 0, top = 0;
+    const Expr *stack[PROBE_MAX];
+    uint8_t next[PROBE_MAX];
+    stack[top] = l->res, next[top++] = 0;
+    while (top) {
+        const Expr *e = stack[top - 1];
+        if (next[top - 1] < e->nargs) { /* its next argument first, unless done */
+            const Expr *a = e->args[next[top - 1]++];
+            uint32_t k = 0;
+            while (k < n && node[k] != a) k++;
+            if (k < n) continue;
+            if (top == PROBE_MAX) return true;
+            stack[top] = a, next[top++] = 0;
+            continue;
+        }
+        top--;
+        uint32_t k = 0;
+        while (k < n && node[k] != e) k++;
+        if (k < n) continue; /* shared, reached twice */
+        if (n == PROBE_MAX) return true;
+        Expr t = *e;
+        for (int i = 0; i < e->nargs; i++) {
+            uint32_t a = 0;
+            while (node[a] != e->args[i]) a++;
+            t.args[i] = img[a];
+        }
+        if (e->kind == EXPR_Y || e->kind == EXPR_YP || e->kind == EXPR_P) {
+            SysAt at = {l, j};
+            t.index = sys_at_index(&at, e);
+        }
+        node[n] = e;
+        img[n] = expr_find(c, &t);
+        if (!img[n++]) return false;
+    }
+    return true;
 }
 
 /* the loop holding row r, or NULL (binary search: loops ascend by row) */
@@ -86,4 +142,89 @@ Expr *sys_jac_at(const System *s, uint32_t k, bool dyp, SysAt *at) {
             return dyp ? l->dyp[e] : l->dy[e];
         }
     return NULL;
+}
+
+/* ---------- can two loop items share an instance? ---------- */
+
+typedef struct {
+    int64_t sa, sb, c;     /* sa*a - sb*b = c */
+} Meet;
+
+/* the stride of leaf e in l (a leaf not in its list is not shifted) */
+static int64_t leaf_stride(const SysLoop *l, const Expr *e) {
+    for (uint32_t i = 0; i < l->nleaf; i++)
+        if (l->leaf[i] == e) return l->stride[i];
+    return 0;
+}
+
+/* do instance a of the first loop and some instance b < nb of the
+ * second satisfy every equation? */
+static bool meet_at(const Meet *m, uint32_t n, int64_t a, uint32_t nb) {
+    int64_t b = 0; /* free when no equation holds b */
+    for (uint32_t k = 0; k < n; k++)
+        if (m[k].sb) {
+            int64_t r = m[k].sa * a - m[k].c;
+            if (r % m[k].sb) return false;
+            b = r / m[k].sb;
+            break;
+        }
+    if (b < 0 || b >= nb) return false;
+    for (uint32_t k = 0; k < n; k++)
+        if (m[k].sa * a - m[k].sb * b != m[k].c) return false;
+    return true;
+}
+
+/* Is there an integer a in [0, na) and b in [0, nb) with every
+ * sa*a - sb*b = c?  Two independent equations fix (a, b) (Cramer's
+ * rule); when all are multiples of one, a is free (no sa) or walked,
+ * O(na). */
+static bool meet_solvable(const Meet *m, uint32_t n, uint32_t na, uint32_t nb) {
+    uint32_t p = 0;
+    while (p < n && !m[p].sa && !m[p].sb) p++;
+    if (p == n) {
+        for (uint32_t k = 0; k < n; k++)
+            if (m[k].c) return false;
+        return true; /* nothing shifts: every pair meets */
+    }
+    for (uint32_t q = p + 1; q < n; q++) {
+        int64_t det = m[q].sa * m[p].sb - m[p].sa * m[q].sb;
+        if (!det) continue;
+        int64_t num = m[q].c * m[p].sb - m[p].c * m[q].sb;
+        if (num % det) return false;
+        int64_t a = num / det;
+        return a >= 0 && a < na && meet_at(m, n, a, nb);
+    }
+    bool free_a = true;
+    for (uint32_t k = 0; k < n; k++) free_a &= !m[k].sa;
+    if (free_a) return meet_at(m, n, 0, nb);
+    for (int64_t a = 0; a < na; a++)
+        if (meet_at(m, n, a, nb)) return true;
+    return false;
+}
+
+bool sys_loops_may_meet(const SysLoop *la, const SysLoop *lb) {
+    const Expr *sa[PROBE_MAX], *sb[PROBE_MAX];
+    Meet m[PROBE_MAX];
+    uint32_t top = 0, n = 0, steps = 0;
+    sa[top] = la->res, sb[top++] = lb->res;
+    while (top) {
+        const Expr *a = sa[--top], *b = sb[top];
+        if (++steps > PROBE_MAX) return true; /* large: taken to meet */
+        if (a->kind != b->kind || a->fn != b->fn || a->nargs != b->nargs) return false;
+        if (a->kind == EXPR_Y || a->kind == EXPR_YP || a->kind == EXPR_P) {
+            if (n == PROBE_MAX) return true;
+            m[n++] = (Meet){leaf_stride(la, a), leaf_stride(lb, b), (int64_t)b->index - (int64_t)a->index};
+            continue;
+        }
+        if (!a->nargs) {
+            if (a != b) return false;  /* constants, time: the same node */
+            continue;
+        }
+        if (a->kind == EXPR_CONST) return a == b;
+        for (int i = 0; i < a->nargs; i++) {
+            if (top == PROBE_MAX) return true;
+            sa[top] = a->args[i], sb[top++] = b->args[i];
+        }
+    }
+    return meet_solvable(m, n, la->count, lb->count);
 }

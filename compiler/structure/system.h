@@ -213,7 +213,12 @@ typedef struct SysStateSet {
  * col[e] + j * col_stride[e], its derivatives are dy[e], dyp[e] read like
  * res, and it is stored at CSC position jac_pos[j * nent + e] (the
  * positions are not affine where the band meets an edge).  For those rows
- * and positions resid[] and jac_dy/jac_dyp[] are NULL until sys_expand. */
+ * and positions resid[] and jac_dy/jac_dyp[] are NULL until sys_expand.
+ * The same form gives consecutive entries of another Expr list (out,
+ * assigned_value: `out_loops`, `asg_loops` below) that are the assigned
+ * values of a run: `row` is the first entry, nent = 0 (no Jacobian), and
+ * the first entry keeps its Expr (list[row] == res) while the others are
+ * NULL until sys_expand. */
 #define SYS_LOOP_MAX_ENT 64       /* at most nent (the structure phase's bound;
                                      codegen's loop period must hold it) */
 typedef struct SysLoop {
@@ -299,6 +304,10 @@ typedef struct System {
     const char **assigned_names;  /* [nassigned] e.g. "r1.i", "der(x)" */
     Expr **assigned_value;        /* [nassigned] over Y, YP, P, TIME (the
                                      earlier assignments substituted) */
+    /* assigned values given as loop items (SysLoop above): ascending,
+     * disjoint; assigned_value[] NULL after each one's first entry */
+    uint32_t nasg_loops;
+    SysLoop *asg_loops;           /* [nasg_loops] */
 
     /* state sets (dynamic state selection, see above) */
     uint32_t nsets;
@@ -324,6 +333,12 @@ typedef struct System {
                                      an input `g.u`), 0: a variable of a component
                                      (`r.v`) or a block's output (`g.y`); the
                                      default result columns (docs/RUNTIME.md) */
+    /* columns given as loop items (SysLoop above): ascending, disjoint;
+     * out[] NULL after each one's first column.  Never copies, and no
+     * other column equals or negates one of their NULL columns (out_alias
+     * is the scalar lists') */
+    uint32_t nout_loops;
+    SysLoop *out_loops;           /* [nout_loops] */
 
     /* coefficient checks (structure/solve.c): an equation is solved for a
      * variable by dividing by coef_check[k], an expression of parameters;
@@ -420,10 +435,21 @@ typedef struct System {
 
 /* sysloop.c (structure library): the loop items as the scalar lists.
  * sys_expand fills resid[] and jac_dy/jac_dyp[] of every loop's rows and
- * entries (the Exprs the scalar path has there) and leaves nloops = 0: for
- * a consumer that wants every row as an Expr (dumps, FMI); it needs an
- * unsealed context.  O(size of the expanded rows). */
+ * entries, out[] and assigned_value[] of the output and assigned loops
+ * (the Exprs the scalar path has there) and leaves nloops, nout_loops and
+ * nasg_loops 0: for a consumer that wants every row as an Expr (dumps,
+ * FMI); it needs an unsealed context.  O(size of the expanded rows). */
 void sys_expand(System *s);
+/* Has instance j of loop item l been built as an Expr (by anyone, for
+ * anything)?  Probed node for node, nothing is created.  O(size of l->res);
+ * true (unknown) for a template of more than 64 nodes. */
+bool sys_loop_instance_exists(ExprCtx *c, const SysLoop *l, uint32_t j);
+/* May an instance of loop item a be the same Expr as one of b (their
+ * templates one tree up to the shifted leaves' indices, and a pair of
+ * instances giving those the same indices)?  O(size of the templates),
+ * O(a->count) when the strides are parallel; true (unknown) for a template
+ * of more than 64 nodes. */
+bool sys_loops_may_meet(const SysLoop *a, const SysLoop *b);
 /* The residual row r as a template and where it is read: resid[r] with
  * at->loop NULL, or the loop's res at instance at->j. */
 Expr *sys_resid_at(const System *s, uint32_t r, SysAt *at);

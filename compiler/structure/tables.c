@@ -68,6 +68,11 @@ static bool copy_form(const Expr *e, SysCopy *f) {
     return copy_scaled(e, f);
 }
 
+bool struct_out_copy(const Expr *e) {
+    SysCopy f;
+    return copy_form(e, &f);
+}
+
 /* counted first: the table holds the copies only (32 bytes each) */
 static void output_copies(System *s, Arena *a) {
     SysCopy f;

@@ -252,6 +252,17 @@ Expr *expr_intern(ExprCtx *c, const Expr *tmpl) {
     return e;
 }
 
+Expr *expr_find(ExprCtx *c, const Expr *tmpl) {
+    if (c->sealed) return NULL;
+    uint32_t h = (uint32_t)node_hash(tmpl), mask = c->cap - 1, i = h & mask;
+    for (uint64_t s; (s = c->table[i]); i = (i + 1) & mask) {
+        if ((uint32_t)(s >> 32) != h) continue;
+        Expr *e = pool_at(c, (uint32_t)s);
+        if (node_equal(e, tmpl)) return e;
+    }
+    return NULL;
+}
+
 static Expr *mk(ExprCtx *c, ExprKind k, int n, Expr *a, Expr *b, Expr *d) {
     Expr t = {.kind = (uint8_t)k, .nargs = (uint8_t)n, .args = {a, b, d}};
     return expr_intern(c, &t);

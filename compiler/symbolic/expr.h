@@ -131,6 +131,10 @@ Arena *expr_ctx_arena(ExprCtx *c);          /* the arena nodes live in */
 Expr *expr_const(ExprCtx *c, double v);
 Expr *expr_time(ExprCtx *c);
 Expr *expr_leaf(ExprCtx *c, ExprKind kind, uint32_t index);
+/* The node equal to *tmpl (its kind, fn, nargs, value or index and args)
+ * when one has been built, else NULL: nothing is created (NULL after
+ * expr_ctx_seal).  Whether an expression exists without building it. */
+Expr *expr_find(ExprCtx *c, const Expr *tmpl);
 Expr *expr_idx(ExprCtx *c, uint32_t k);     /* IDX(k), k < EXPR_MAXIDX */
 
 /* ---------- indexed leaves (templates) ---------- */
