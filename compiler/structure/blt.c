@@ -353,7 +353,8 @@ bool struct_blt(St *t) {
     uint32_t *readers = ARENA_ARRAY(t->arena, uint32_t, nsv);
     for (uint32_t e = 0; e < t->eq.len; e++)
         for (uint32_t k = 0; k < t->eq.data[e].ninc; k++) readers[t->eq.data[e].inc[k]]++;
-    t->run_rec = ARENA_ARRAY(t->arena, StRunRec *, t->sv.len + 1);
+    t->nrun_rec = t->sv.len + 1;
+    t->run_rec = ARENA_ARRAY(t->arena, StRunRec *, t->nrun_rec);
     for (uint32_t i = 0; i < t->blocks.len; i++) {
         Block *b = &t->blocks.data[i];
         if (b->size == 1) single(t, b, readers);

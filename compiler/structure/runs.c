@@ -217,6 +217,11 @@ static void internal_rename(const char *what) {
 
 Expr *st_sv_value(St *t, uint32_t sv) {
     if (!t->sv.data[sv].run_value || t->sv.data[sv].value) return t->sv.data[sv].value;
+    if (!t->run_rec) {
+        diag_internal("structure: the value of `%s` was asked for after its run's records were given back",
+                      st_sv_name(t, sv));
+        return t->sv.data[sv].value = expr_const(t->c, 0);
+    }
     const StRunRec *w = t->run_rec[sv];
     const StRunEnt *x = w->ent;
     uint32_t from[ST_RUN_MAX_POS]; /* the variables x is over, ascending (export_ranks) */
@@ -241,6 +246,13 @@ Expr *st_resid_sv(St *t, uint32_t r) {
 }
 
 Expr *st_block_res(St *t, const Block *b) { return st_resid_sv(t, b->row); }
+
+void st_run_recs_release(St *t) {
+    if (t->run_rec) arena_release(t->arena, t->run_rec, sizeof *t->run_rec * (size_t)t->nrun_rec);
+    t->run_rec = NULL;
+    arena_free(t->rec_arena);
+    t->rec_arena = NULL;
+}
 
 void st_run_rows_release(St *t) {
     vec_release(t->arena, &t->run_rows);
@@ -324,7 +336,8 @@ void st_run_note(St *t, StRun *r, const StRunOut *o, bool applied) {
     if (o->kind != SB_ASSIGN) note_row(t, x, r);
     bool value = x->kind == SB_ASSIGN || (x->kind == SB_STATE_DER && x->x);
     if (!value) return;
-    StRunRec *w = arena_alloc(t->arena, sizeof *w + sizeof *w->sv * (x->nexp + 1));
+    if (!t->rec_arena) t->rec_arena = arena_new();
+    StRunRec *w = arena_alloc(t->rec_arena, sizeof *w + sizeof *w->sv * (x->nexp + 1));
     w->ent = x;
     w->n = x->nexp;
     for (uint32_t i = 0; i < x->nexp; i++) w->sv[i] = r->dist[x->exp[i]];

@@ -765,6 +765,7 @@ static void st_release(St *t) {
     vec_release(t->arena, &t->resid_sv);
     vec_release(t->arena, &t->resid_eq);
     st_run_rows_release(t);
+    st_run_recs_release(t);
     vec_release(t->arena, &t->coef);
     vec_release(t->arena, &t->leaves);
     vec_release(t->arena, &t->coef_leaves);
@@ -829,6 +830,7 @@ System *structure_with(FlatModel *m, const StructOptions *o) {
     struct_build_init(&t);
     st_run_rows_release(&t); /* every row is built: 60 bytes a row of a run */
     build_coef_checks(&t);
+    if (t.opt.no_report) st_run_recs_release(&t); /* no value is lowered again (the report asks) */
     timing_sub("structure.init", &t0);
     struct_tables(s);
     struct_origins(&t);

@@ -197,6 +197,10 @@ typedef struct {
     Expr *run_to[ST_RUN_MAX_POS]; /* st_run_row_leaves' leaves of a loop item's row */
     Expr run_leaf[ST_RUN_MAX_POS]; /* ... as kinds and indexes (st_lower_leaf_at) */
     StRunRec **run_rec; /* sv -> what its value-setting block leaves for readers (runs.c) */
+    uint32_t nrun_rec;
+    Arena *rec_arena;  /* the records (~30 bytes a value of a run), given back
+                          with run_rec once nothing lowers a value
+                          (st_run_recs_release) */
     /* Reused leaf lists (len reset by each user): a fresh vector per
      * equation left a million dead ones in the arena.  `leaves` is for
      * loops that call nothing that uses it again; `coef_leaves` only for
@@ -288,6 +292,7 @@ uint32_t st_run_value_loop(St *t, const uint32_t *svs, uint32_t n, uint32_t at, 
 Expr *st_sv_value(St *t, uint32_t sv);
 Expr *st_resid_sv(St *t, uint32_t r);   /* (not after st_run_rows_release) */
 void st_run_rows_release(St *t);        /* the rows' records: the rows are built */
+void st_run_recs_release(St *t);        /* the values' records: no value is asked for again */
 Expr *st_block_res(St *t, const Block *b);
 /* the lowered leaves of a renamed row's representative (from) and of the
  * row (to), from[i] -> to[i] (NULL both: a variable without a leaf, an
