@@ -333,51 +333,57 @@ static bool jac_run_row(St *t, Jac *j, uint32_t r, uint32_t a, uint32_t b) {
 }
 
 /* A loop item's entries: one per distinct column of its row template, in
- * jac_row's order, each column shifted by the stride of its leaf. */
+ * jac_row's order, each column moving with the steps of its leaf. */
 static void jac_loop_template(St *t, SysLoop *l, int32_t *seen) {
     ExprVec *ys = &t->leaves;
     ys->len = 0;
     expr_leaves(t->c, l->res, EXPR_Y, ys);
     expr_leaves(t->c, l->res, EXPR_YP, ys);
+    uint32_t *leaf = ARENA_ARRAY(t->arena, uint32_t, ys->len + 1); /* entry -> its leaf in l->leaf */
     l->col = ARENA_ARRAY(t->arena, uint32_t, ys->len + 1);
-    l->col_stride = ARENA_ARRAY(t->arena, int32_t, ys->len + 1);
     l->dy = ARENA_ARRAY(t->arena, Expr *, ys->len + 1);
     l->dyp = ARENA_ARRAY(t->arena, Expr *, ys->len + 1);
     for (uint32_t i = 0; i < ys->len; i++) {
         uint32_t col = ys->data[i]->index;
         if (seen[col] == (int32_t)l->row) continue;
         seen[col] = (int32_t)l->row;
-        SysAt at = {l, 1};
+        uint32_t k = 0;
+        while (k < l->nleaf && l->leaf[k] != ys->data[i]) k++; /* there: covers() */
+        leaf[l->nent] = k;
         l->col[l->nent] = col;
-        l->col_stride[l->nent] = (int32_t)((int64_t)sys_at_index(&at, ys->data[i]) - col);
         l->dy[l->nent] = expr_diff_once(t->c, l->res, expr_leaf(t->c, EXPR_Y, col));
         l->dyp[l->nent++] = expr_diff_once(t->c, l->res, expr_leaf(t->c, EXPR_YP, col));
     }
+    l->col_stride = ARENA_ARRAY(t->arena, int32_t, (size_t)l->ndim * l->nent + 1);
+    for (uint32_t d = 0; d < l->ndim; d++)
+        for (uint32_t e = 0; e < l->nent; e++) l->col_stride[d * l->nent + e] = l->stride[d * l->nleaf + leaf[e]];
     l->jac_pos = ARENA_ARRAY(t->arena, int32_t, (size_t)l->count * l->nent + 1);
 }
 
-/* column of entry e of row l->row + k of a loop item */
+/* column of entry e of instance k of a loop item */
 static uint32_t jac_loop_col(const SysLoop *l, uint32_t k, uint32_t e) {
-    return (uint32_t)((int64_t)l->col[e] + (int64_t)k * l->col_stride[e]);
+    return (uint32_t)((int64_t)l->col[e] + sys_loop_offset(l, k, l->col_stride, l->nent, e));
 }
 
 /* The rows' entries into the CSC arrays (colptr counted), row by row so
  * that rows ascend within a column: the collected ones with their
- * derivatives, a loop item's from its columns (no Expr: NULL), their
- * positions to its jac_pos (not affine where the band meets an edge). */
+ * derivatives, a loop item's from its columns (no Expr: NULL; its
+ * instances come in row order), their positions to its jac_pos (not
+ * affine where the band meets an edge). */
 static void jac_scatter(St *t, const Jac *j, const uint32_t *first) {
     System *s = t->s;
     int32_t *fill = ARENA_ARRAY(t->arena, int32_t, s->ny + 1);
-    uint32_t li = 0;
+    uint32_t *inst = ARENA_ARRAY(t->arena, uint32_t, s->nloops + 1);
     for (uint32_t r = 0; r < s->ny; r++) {
-        SysLoop *l = li < s->nloops && r >= s->loops[li].row ? &s->loops[li] : NULL;
+        uint32_t li = s->row_loop ? s->row_loop[r] : 0;
+        SysLoop *l = li ? &s->loops[li - 1] : NULL;
+        uint32_t n = l ? inst[li - 1]++ : 0;
         for (uint32_t e = 0; l && e < l->nent; e++) {
-            uint32_t col = jac_loop_col(l, r - l->row, e);
+            uint32_t col = jac_loop_col(l, n, e);
             int32_t k = s->jac_colptr[col] + fill[col]++;
             s->jac_rowidx[k] = (int32_t)r;
-            l->jac_pos[(size_t)(r - l->row) * l->nent + e] = k;
+            l->jac_pos[(size_t)n * l->nent + e] = k;
         }
-        li += l && r + 1 == l->row + l->count;
         for (uint32_t i = first[r]; !l && i < first[r + 1]; i++) {
             Entry e = j->ents.data[i];
             int32_t k = s->jac_colptr[e.col] + fill[e.col]++;
@@ -386,6 +392,7 @@ static void jac_scatter(St *t, const Jac *j, const uint32_t *first) {
             s->jac_dyp[k] = j->dyp.data[i];
         }
     }
+    arena_release(t->arena, inst, sizeof *inst * (s->nloops + 1));
     arena_release(t->arena, fill, sizeof *fill * ((size_t)s->ny + 1));
 }
 
@@ -400,15 +407,16 @@ static void build_jacobian(St *t) {
     uint32_t *first = ARENA_ARRAY(t->arena, uint32_t, s->ny + 1);
     s->jac_colptr = ARENA_ARRAY(t->arena, int32_t, s->ny + 1);
     memset(seen, 0xff, sizeof *seen * (s->ny + 1));
-    uint32_t li = 0, nnz = 0;
+    uint32_t *inst = ARENA_ARRAY(t->arena, uint32_t, s->nloops + 1); /* instances seen per loop */
+    uint32_t nnz = 0;
     for (uint32_t r = 0; r < s->ny; r++) {
         first[r] = j.ents.len;
-        SysLoop *l = li < s->nloops ? &s->loops[li] : NULL;
-        if (l && r >= l->row) {
-            if (r == l->row) jac_loop_template(t, l, seen);
-            for (uint32_t e = 0; e < l->nent; e++) s->jac_colptr[jac_loop_col(l, r - l->row, e) + 1]++;
+        if (s->row_loop && s->row_loop[r]) { /* instances come in row order */
+            SysLoop *l = &s->loops[s->row_loop[r] - 1];
+            uint32_t k = inst[s->row_loop[r] - 1]++;
+            if (!k) jac_loop_template(t, l, seen);
+            for (uint32_t e = 0; e < l->nent; e++) s->jac_colptr[jac_loop_col(l, k, e) + 1]++;
             nnz += l->nent;
-            li += r + 1 == l->row + l->count;
             continue;
         }
         int32_t rep = st_run_jac_row(t, r, s->resid);
@@ -421,6 +429,7 @@ static void build_jacobian(St *t) {
     s->jac_dyp = ARENA_ARRAY(t->arena, Expr *, s->jac_nnz + 1);
     for (uint32_t i = 0; i < j.ents.len; i++) s->jac_colptr[j.ents.data[i].col + 1]++;
     for (uint32_t c = 0; c < s->ny; c++) s->jac_colptr[c + 1] += s->jac_colptr[c];
+    arena_release(t->arena, inst, sizeof *inst * (s->nloops + 1));
     jac_scatter(t, &j, first);
     arena_release(t->arena, first, sizeof *first * ((size_t)s->ny + 1));
     arena_release(t->arena, seen, sizeof *seen * ((size_t)s->ny + 1));
@@ -447,23 +456,24 @@ static void build_residuals(St *t) {
         s->ny = 0;
     }
     s->resid = ARENA_ARRAY(t->arena, Expr *, s->ny + 1);
+    st_run_loops_begin(t);
     uint32_t next_try = 0; /* rows before it are inside a stretch too short for a loop */
-    for (uint32_t r = 0; r < s->ny;) { /* a row of a run: its representative's renamed (runs.c) */
+    for (uint32_t r = 0; r < s->ny; r++) { /* a row of a run: its representative's renamed (runs.c) */
+        if (t->row_loop[r]) continue;    /* a row of a loop item: l.res shifted, no Expr */
         Expr *x = st_run_lower_row(t, r);
         SysLoop l;
         uint32_t n = 1, scanned = 1;
         if (x && r >= next_try) n = st_run_loop(t, r, x, &l, &scanned);
         if (n == 1 && r >= next_try) next_try = r + (scanned > 1 ? scanned - 1 : 1);
-        if (n > 1) { /* a loop item: rows r .. r + n - 1 are l.res shifted, no Expr each */
+        if (n > 1) { /* a loop item from row r: its rows are marked in row_loop */
             vec_push(t->arena, &t->loops, l);
-            r += n;
             continue;
         }
         s->resid[r] = x ? x : lower(t, st_resid_sv(t, r));
-        r++;
     }
     s->nloops = t->loops.len;
     s->loops = t->loops.data;
+    s->row_loop = s->nloops ? t->row_loop : NULL;
 }
 
 /* ---------- the block sequence ---------- */
@@ -619,7 +629,7 @@ static void out_segment(St *t, const SysLoop *l, uint32_t a, uint32_t b, const u
         return;
     }
     SysLoop m = *l;
-    m.row = l->row + a, m.count = b - a, m.res = s->out[m.row];
+    m.row = l->row + a, m.count = m.dim_count[0] = b - a, m.res = s->out[m.row]; /* one dimension */
     if (a) { /* the leaves of column a: the first's shifted */
         m.leaf = ARENA_ARRAY(t->arena, Expr *, l->nleaf + 1);
         for (uint32_t i = 0; i < l->nleaf; i++)
