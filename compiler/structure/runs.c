@@ -60,6 +60,9 @@ struct StRunEnt {
     Expr *low_res;         /* its residual row lowered */
     uint32_t v;            /* the representative's unknown */
     Expr **vlow;           /* the variables its value is over lowered, or NULL */
+    uint8_t loops;         /* its rows as loop items: 0 not asked yet, 1 may be, 2 not
+                              (a relation, or a leaf no loop item shifts: the same
+                              in every row, the rows being one renamed row) */
 };
 
 /* a residual row of a run (the representative's too): its run and
@@ -643,14 +646,19 @@ uint32_t st_run_loop(St *t, uint32_t row, Expr *res, SysLoop *l, uint32_t *scann
     StRunRow *w = row < t->run_rows.len ? t->run_rows.data[row] : NULL;
     *scanned = 1;
     if (!w || !w->to || w->res != res) return 1;
+    StRunEnt *x = (StRunEnt *)w->ent;
+    if (!x->loops) x->loops = has_relation(t, res) ? 2 : 1; /* asked once per run: a box grows over many lines */
+    if (x->loops == 2) return 1;
     Box b = {.w = w, .row = row, .n = 1};
-    for (uint32_t k = 0; k < w->ent->nd; k++) b.rep[k] = low_of(w->ent->low[k]), b.first[k] = low_of(w->to[k]);
+    for (uint32_t k = 0; k < x->nd; k++) b.rep[k] = low_of(x->low[k]), b.first[k] = low_of(w->to[k]);
     while (box_grow(t, &b)) {}
     if (b.ndim && b.rstep[0] == 1) *scanned = b.count[0];
     bool line = b.ndim == 1 && b.rstep[0] == 1 && b.n < ST_LOOP_LINE;
-    if (b.n < ST_LOOP_MIN || (line && run_resumes_near(t, w->ent, row, row + b.n)) || has_relation(t, res))
+    if (b.n < ST_LOOP_MIN || (line && run_resumes_near(t, x, row, row + b.n))) return 1;
+    if (!box_loop(t, &b, res, l)) {
+        x->loops = 2;
         return 1;
-    if (!box_loop(t, &b, res, l)) return 1;
+    }
     for (uint32_t j = 0; j < l->count; j++) t->row_loop[sys_loop_row(l, j)] = t->loops.len + 1;
     return b.n;
 }
