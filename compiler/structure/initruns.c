@@ -18,7 +18,9 @@
  * the same node: no walk at all.  Anything else (a start value that
  * depends on the index, per-instance parameters, a row an event rewrote,
  * a block that is no instance of a run) is computed by the scalar code.
- * Cost per instance: O(p) pointer compares for p leaves of the row.
+ * Cost per instance: O(p) pointer compares for p leaves of the row (a
+ * row of a loop item, never lowered to an Expr: its leaves on integers,
+ * st_lower_slot).
  */
 #include "structure_internal.h"
 
