@@ -192,7 +192,6 @@ typedef struct {
     Vec(SysLoop) loops; /* the System's loop items being built (runs.c, structure.c) */
     uint32_t *row_loop; /* [ny] k + 1: row of loops[k] (System.row_loop), 0: not (yet) */
     uint32_t *run_next; /* row -> the next row of its run, UINT32_MAX: none (runs.c) */
-    Expr *run_to[ST_RUN_MAX_POS]; /* st_run_row_leaves' leaves of a loop item's row */
     StRunRec **run_rec; /* sv -> what its value-setting block leaves for readers (runs.c) */
     /* Reused leaf lists (len reset by each user): a fresh vector per
      * equation left a million dead ones in the arena.  `leaves` is for
@@ -209,6 +208,8 @@ static inline bool st_is_unknown(const St *t, uint32_t sv) {
 /* structure.c */
 Expr *lower(St *t, Expr *e);            /* VAR(sv) -> Y/YP/P (Z when t->to_init) */
 Expr *st_lower_leaf(St *t, uint32_t sv); /* VAR(sv)'s leaf (Y/YP/P), NULL when not a leaf */
+/* the same on integers, without building the leaf: false when none */
+bool st_lower_slot(St *t, uint32_t sv, uint32_t *kind, uint32_t *index);
 Expr *st_to_sv(St *t, Expr *flat);      /* flat VAR/DER -> VAR(sv), aliases resolved */
 Expr *st_to_sv_leaf(St *t, Expr *leaf); /* the same for one leaf */
 void st_keep_relation(void *t, Expr *old, Expr *new_); /* ExprNodeWatch: origins */
@@ -283,7 +284,8 @@ Expr *st_resid_sv(St *t, uint32_t r);
 Expr *st_block_res(St *t, Block *b);
 /* the lowered leaves of a renamed row's representative (from) and of the
  * row (to), from[i] -> to[i] (NULL both: a variable without a leaf, an
- * assigned one), and the variables they lower (vfrom[i] -> vto[i],
+ * assigned one; `to` NULL for a row of a loop item: lower vto on
+ * integers), and the variables they lower (vfrom[i] -> vto[i],
  * ascending); the representative's row, or -1 when st_run_jac_row gives
  * none */
 typedef struct {
