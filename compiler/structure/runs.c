@@ -60,6 +60,9 @@ struct StRunEnt {
     Expr *low_res;         /* its residual row lowered */
     uint32_t v;            /* the representative's unknown */
     Expr **vlow;           /* the variables its value is over lowered, or NULL */
+    uint8_t loops;         /* its rows as loop items: 0 not asked yet, 1 may be, 2 not
+                              (a relation, or a leaf no loop item shifts: the same
+                              in every row, the rows being one renamed row) */
 };
 
 /* a residual row of a run (the representative's too): its run and
@@ -354,31 +357,44 @@ void st_run_note(St *t, StRun *r, const StRunOut *o, bool applied) {
  * Jacobian entries are then the representative's renamed, column for
  * column. */
 
+/* A lowered leaf on integers: its kind and index (kind LOW_NONE: no leaf). */
+typedef struct {
+    uint32_t kind, index;
+} LowLeaf;
+#define LOW_NONE UINT32_MAX
+
+static LowLeaf low_of(const Expr *e) { return e ? (LowLeaf){e->kind, e->index} : (LowLeaf){LOW_NONE, 0}; }
+
 /* a before b in the canonical order of leaves: kind, then index */
-static int leaf_cmp(const Expr *a, const Expr *b) {
-    if (a->kind != b->kind) return a->kind < b->kind ? -1 : 1;
-    return a->index < b->index ? -1 : a->index > b->index;
+static int leaf_cmp(LowLeaf a, LowLeaf b) {
+    if (a.kind != b.kind) return a.kind < b.kind ? -1 : 1;
+    return a.index < b.index ? -1 : a.index > b.index;
 }
 
-static bool is_col(const Expr *e) { return e->kind == EXPR_Y || e->kind == EXPR_YP; }
+static bool is_col(LowLeaf e) { return e.kind == EXPR_Y || e.kind == EXPR_YP; }
 
-static int sign_index(const Expr *a, const Expr *b) { return a->index < b->index ? -1 : a->index > b->index; }
+static int sign_index(LowLeaf a, LowLeaf b) { return a.index < b.index ? -1 : a.index > b.index; }
 
 /* Do the lowered leaves of the instance (b) stand to each other as the
  * representative's (a) do: leaves in the same places and of the same
  * kinds, in the same canonical order, and columns (the index of Y and
  * YP) equal or ordered alike?  O(n^2) for n <= ST_RUN_MAX_POS. */
-
-static bool same_order(Expr *const *a, Expr *const *b, uint32_t n) {
+static bool same_order_low(const LowLeaf *a, const LowLeaf *b, uint32_t n) {
     for (uint32_t i = 0; i < n; i++) {
-        if (!a[i] != !b[i] || (a[i] && a[i]->kind != b[i]->kind)) return false;
-        for (uint32_t j = 0; a[i] && j < i; j++) {
-            if (!a[j]) continue;
+        if (a[i].kind != b[i].kind) return false;
+        for (uint32_t j = 0; a[i].kind != LOW_NONE && j < i; j++) {
+            if (a[j].kind == LOW_NONE) continue;
             if (leaf_cmp(a[i], a[j]) != leaf_cmp(b[i], b[j])) return false;
             if (is_col(a[i]) && is_col(a[j]) && sign_index(a[i], a[j]) != sign_index(b[i], b[j])) return false;
         }
     }
     return true;
+}
+
+static bool same_order(Expr *const *a, Expr *const *b, uint32_t n) {
+    LowLeaf la[ST_RUN_MAX_POS], lb[ST_RUN_MAX_POS];
+    for (uint32_t i = 0; i < n; i++) la[i] = low_of(a[i]), lb[i] = low_of(b[i]);
+    return same_order_low(la, lb, n);
 }
 
 static Expr **lowered_leaves(St *t, Arena *a, const uint32_t *dist, uint32_t n) {
@@ -419,7 +435,7 @@ int64_t st_run_jac_col(St *t, uint32_t row, uint32_t col) {
     const StRunRow *w = t->run_rows.data[row];
     for (uint32_t i = 0; i < w->ent->nd; i++) {
         const Expr *a = w->ent->low[i];
-        if (a && is_col(a) && a->index == col) return w->to[i]->index;
+        if (a && is_col(low_of(a)) && a->index == col) return w->to[i]->index;
     }
     return -1;
 }
@@ -527,22 +543,25 @@ typedef struct {
     uint32_t row, ndim, n;
     uint32_t count[SYS_LOOP_MAX_DIM], rstep[SYS_LOOP_MAX_DIM];
     int32_t step[SYS_LOOP_MAX_DIM][ST_RUN_MAX_POS];
+    LowLeaf rep[ST_RUN_MAX_POS], first[ST_RUN_MAX_POS]; /* the representative's and the first row's leaves */
 } Box;
 
 /* Is `row` a row of the run, not in a loop item yet, whose lowered leaves
  * are the first row's moved by sum over d <= D of i[d] * step[d] (with
- * `learn`, i = (0, .., 0, 1) at D: step[D] is set from it)? */
+ * `learn`, i = (0, .., 0, 1) at D: step[D] is set from it)?  On integers
+ * (st_lower_slot): O(p^2) for p positions. */
 static bool box_row(St *t, Box *b, uint32_t row, const uint32_t *i, uint32_t D, bool learn) {
     if (row >= t->run_rows.len || row >= t->s->ny || t->row_loop[row]) return false;
-    const StRunRow *v = t->run_rows.data[row], *w = b->w;
-    const StRunEnt *x = w->ent;
+    const StRunRow *v = t->run_rows.data[row];
+    const StRunEnt *x = b->w->ent;
     if (!v || v->ent != x) return false;
-    Expr *to[ST_RUN_MAX_POS] = {0}, tmp[ST_RUN_MAX_POS]; /* compared on their fields: no nodes made */
-    for (uint32_t k = 0; k < x->nd; k++) to[k] = st_lower_leaf_at(t, v->dist[k], &tmp[k]);
-    if (!same_order(x->low, to, x->nd)) return false;
+    LowLeaf to[ST_RUN_MAX_POS] = {{0, 0}};
+    for (uint32_t k = 0; k < x->nd; k++)
+        if (!st_lower_slot(t, v->dist[k], &to[k].kind, &to[k].index)) to[k] = (LowLeaf){LOW_NONE, 0};
+    if (!same_order_low(b->rep, to, x->nd)) return false;
     for (uint32_t k = 0; k < x->nd; k++) {
-        if (!to[k]) continue;
-        int64_t d = (int64_t)to[k]->index - (int64_t)w->to[k]->index, want = 0;
+        if (to[k].kind == LOW_NONE) continue;
+        int64_t d = (int64_t)to[k].index - (int64_t)b->first[k].index, want = 0;
         if (learn) {
             if (d != (int32_t)d) return false;
             b->step[D][k] = (int32_t)d;
@@ -679,20 +698,26 @@ uint32_t st_run_loop(St *t, uint32_t row, Expr *res, SysLoop *l, uint32_t *scann
     StRunRow *w = row < t->run_rows.len ? t->run_rows.data[row] : NULL;
     *scanned = 1;
     if (!w || !w->to || w->res != res) return 1;
+    StRunEnt *x = (StRunEnt *)w->ent;
+    if (!x->loops) x->loops = has_relation(t, res) ? 2 : 1; /* asked once per run: a box grows over many lines */
+    if (x->loops == 2) return 1;
     Box b = {.w = w, .row = row, .n = 1};
+    for (uint32_t k = 0; k < x->nd; k++) b.rep[k] = low_of(x->low[k]), b.first[k] = low_of(w->to[k]);
     while (box_grow(t, &b)) {}
     if (b.ndim && b.rstep[0] == 1) *scanned = b.count[0];
     bool line = b.ndim == 1 && b.rstep[0] == 1 && b.n < ST_LOOP_LINE;
-    if (b.n < ST_LOOP_MIN || (line && run_resumes_near(t, w->ent, row, row + b.n)) || has_relation(t, res))
+    if (b.n < ST_LOOP_MIN || (line && run_resumes_near(t, x, row, row + b.n))) return 1;
+    if (!box_loop(t, &b, res, l)) {
+        x->loops = 2;
         return 1;
-    if (!box_loop(t, &b, res, l)) return 1;
+    }
     for (uint32_t j = 0; j < l->count; j++) t->row_loop[sys_loop_row(l, j)] = t->loops.len + 1;
     return b.n;
 }
 
 /* A row of a loop item has no Expr (resid[] NULL) and no event rewrote
- * it (its row holds no relation): its leaves are lowered on demand, into
- * t->run_to (valid until the next call). */
+ * it (its row holds no relation): its leaves are not lowered here (l->to
+ * NULL; st_lower_slot gives them on integers). */
 int32_t st_run_row_leaves(St *t, uint32_t row, Expr *const *resid, StRunLeaves *l) {
     const StRunRow *w = row < t->run_rows.len ? t->run_rows.data[row] : NULL;
     if (row >= t->s->ny) return -1; /* after the internal error of build_residuals */
@@ -704,8 +729,7 @@ int32_t st_run_row_leaves(St *t, uint32_t row, Expr *const *resid, StRunLeaves *
     }
     const StRunEnt *x = w->ent;
     if ((int32_t)row == x->row || !x->low || (resid[x->row] && resid[x->row] != x->low_res)) return -1;
-    for (uint32_t i = 0; i < x->nd; i++) t->run_to[i] = st_lower_leaf_at(t, w->dist[i], &t->run_leaf[i]);
-    *l = (StRunLeaves){x->low, t->run_to, x->dist, w->dist, x->nd};
+    *l = (StRunLeaves){x->low, NULL, x->dist, w->dist, x->nd};
     return x->row;
 }
 

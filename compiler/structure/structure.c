@@ -210,6 +210,21 @@ Expr *st_lower_leaf(St *t, uint32_t sv) {
     return leaf ? map_sv(t, sv) : NULL;
 }
 
+bool st_lower_slot(St *t, uint32_t sv, uint32_t *kind, uint32_t *index) {
+    SVar *v = &t->sv.data[sv];
+    int32_t p = sv < t->nflat ? t->pslot[sv] : -1;
+    if (t->to_init) {           /* map_leaf's Z leaves: through the Expr */
+        Expr *e = st_lower_leaf(t, sv);
+        if (e) *kind = e->kind, *index = e->index;
+        return e && (e->kind == EXPR_Y || e->kind == EXPR_YP || e->kind == EXPR_P || e->kind == EXPR_Z);
+    }
+    if (p >= 0) *kind = EXPR_P, *index = (uint32_t)p;
+    else if (v->role == SR_STATE || v->role == SR_ALG) *kind = EXPR_Y, *index = (uint32_t)v->slot;
+    else if (v->role == SR_DERIV) *kind = EXPR_YP, *index = (uint32_t)t->sv.data[v->yp_of].slot;
+    else return false;
+    return true;
+}
+
 Expr *lower(St *t, Expr *e) {
     return expr_subst_watch(t->c, e, map_leaf, t, t->to_init ? NULL : st_keep_relation);
 }

@@ -196,8 +196,6 @@ typedef struct {
     SysLoopVec loops;  /* the System's loop items being built (runs.c, structure.c) */
     uint32_t *row_loop; /* [ny] k + 1: row of loops[k] (System.row_loop), 0: not (yet) */
     uint32_t *run_next; /* row -> the next row of its run, UINT32_MAX: none (runs.c) */
-    Expr *run_to[ST_RUN_MAX_POS]; /* st_run_row_leaves' leaves of a loop item's row */
-    Expr run_leaf[ST_RUN_MAX_POS]; /* ... as kinds and indexes (st_lower_leaf_at) */
     StRunRec **run_rec; /* sv -> what its value-setting block leaves for readers (runs.c) */
     uint32_t nrun_rec;
     Arena *rec_arena;  /* the records (~30 bytes a value of a run), given back
@@ -221,6 +219,8 @@ Expr *st_lower_leaf(St *t, uint32_t sv); /* VAR(sv)'s leaf (Y/YP/P), NULL when n
 /* the same as kind and index in *tmp, not made (not a node: for comparing
  * leaves on integers; a made one in the init system) */
 Expr *st_lower_leaf_at(St *t, uint32_t sv, Expr *tmp);
+/* the same on integers, without building the leaf: false when none */
+bool st_lower_slot(St *t, uint32_t sv, uint32_t *kind, uint32_t *index);
 Expr *st_to_sv(St *t, Expr *flat);      /* flat VAR/DER -> VAR(sv), aliases resolved */
 Expr *st_to_sv_leaf(St *t, Expr *leaf); /* the same for one leaf */
 void st_keep_relation(void *t, Expr *old, Expr *new_); /* ExprNodeWatch: origins */
@@ -302,7 +302,8 @@ void st_run_recs_release(St *t);        /* the values' records: no value is aske
 Expr *st_block_res(St *t, const Block *b);
 /* the lowered leaves of a renamed row's representative (from) and of the
  * row (to), from[i] -> to[i] (NULL both: a variable without a leaf, an
- * assigned one), and the variables they lower (vfrom[i] -> vto[i],
+ * assigned one; `to` NULL for a row of a loop item: lower vto on
+ * integers), and the variables they lower (vfrom[i] -> vto[i],
  * ascending); the representative's row, or -1 when st_run_jac_row gives
  * none.  The leaves of a loop item's row (to) are kinds and indexes, not
  * nodes (st_lower_leaf_at): compare them by their fields. */
