@@ -226,6 +226,8 @@ bool st_lower_slot(St *t, uint32_t sv, uint32_t *kind, uint32_t *index) {
 }
 
 Expr *lower(St *t, Expr *e) {
+    if (!e->nargs) /* a leaf: expr_subst's leaf rule, without its memo table */
+        return e->kind == EXPR_CONST || e->kind == EXPR_TIME ? e : map_leaf(t, e);
     return expr_subst_watch(t->c, e, map_leaf, t, t->to_init ? NULL : st_keep_relation);
 }
 
