@@ -317,11 +317,13 @@ static void section(Desc *d, const char *name, const uint32_t *idx, uint32_t n, 
     fprintf(d->out, "    </%s>\n", name);
 }
 
-/* The expression of output column k (a copy column may have none). */
-static Expr *column_expr(const System *s, uint32_t k)
+/* The expression of output column k (a copy column may have none; a
+ * column of a loop item is its template, read where *at says). */
+static Expr *column_expr(const System *s, uint32_t k, SysAt *at)
 {
-    if (s->out[k])
-        return s->out[k];
+    Expr *x = sys_out_at(s, k, at);
+    if (x)
+        return x;
     for (uint32_t c = 0; c < s->nout_copy; c++) {
         const SysCopy *cp = &s->out_copy[c];
         if (cp->dest != k)
@@ -402,8 +404,11 @@ static void model_structure(Desc *d, Arena *a)
     fputs("  <ModelStructure>\n", d->out);
     for (uint32_t k = 0; k < s->nout; k++)
         if (d->col_idx[k] && is_output(d->ovar[k])) {
-            if (with)
-                fmi_deps_of_expr(&deps, s, column_expr(s, k), NULL, sets[n] = new_set(a, &deps));
+            if (with) {
+                SysAt at;
+                Expr *x = column_expr(s, k, &at);
+                fmi_deps_of_expr(&deps, s, x, &at, sets[n] = new_set(a, &deps));
+            }
             idx[n++] = d->col_idx[k];
         }
     section(d, "Outputs", idx, n, &deps, with ? sets : NULL);

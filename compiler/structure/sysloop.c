@@ -151,6 +151,21 @@ bool sys_loop_instance_exists(ExprCtx *c, const SysLoop *l, uint32_t j) {
     return true;
 }
 
+Expr *sys_out_at(const System *s, uint32_t k, SysAt *at) {
+    *at = (SysAt){NULL, 0};
+    if (s->out[k] || !s->nout_loops) return s->out[k];
+    uint32_t lo = 0, hi = s->nout_loops; /* ascending, disjoint */
+    while (lo < hi) {
+        uint32_t mid = (lo + hi) / 2;
+        if (s->out_loops[mid].row + s->out_loops[mid].count <= k) lo = mid + 1;
+        else hi = mid;
+    }
+    const SysLoop *l = lo < s->nout_loops && s->out_loops[lo].row <= k ? &s->out_loops[lo] : NULL;
+    if (!l) return NULL;
+    *at = (SysAt){l, k - l->row};
+    return l->res;
+}
+
 /* the loop holding row r, or NULL */
 static const SysLoop *loop_of_row(const System *s, uint32_t r) {
     return s->row_loop && s->row_loop[r] ? &s->loops[s->row_loop[r] - 1] : NULL;

@@ -479,6 +479,10 @@ Expr *sys_resid_at(const System *s, uint32_t r, SysAt *at);
 /* Jacobian entry k (CSC position), its dF/dy (dyp false) or dF/dy'
  * template, and where it is read. */
 Expr *sys_jac_at(const System *s, uint32_t k, bool dyp, SysAt *at);
+/* Output column k as a template and where it is read: out[k] with
+ * at->loop NULL, or its output loop's res at instance at->j (NULL: a copy
+ * column). */
+Expr *sys_out_at(const System *s, uint32_t k, SysAt *at);
 /* The index a leaf of a template (Y, YP, P) has where at says it is read. */
 uint32_t sys_at_index(const SysAt *at, const Expr *leaf);
 
