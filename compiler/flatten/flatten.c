@@ -59,11 +59,11 @@ static FlatModel *flatten_from(Flattener *F, Def *d, PendingVec *mods) {
     if (diag_error_count() > errors) return NULL;
     connect_init(F);
     clock_bind_instances(F, top);
-    /* every variable's leaf in index order, so node ids (memo keys, the
-     * order of nodes in dumps of the DAG) do not depend on which equation
-     * mentions a variable first; operand order is canonical regardless
-     * (expr_cmp_canon) */
-    for (uint32_t v = 0; v < F->m->vars.len; v++) var_leaf(F, v);
+    /* Variables' leaves are made when something reads them: an element of
+     * an array that only templates read never has one (10^6 leaves of 40
+     * bytes for a loop over a million elements).  Nothing depends on the
+     * order nodes are created in: operand order is canonical
+     * (expr_cmp_canon), node ids are only keys. */
     flatten_bindings(F);
     flatten_relations(F, top);
     if (F->over_budget) return NULL; /* the relations are incomplete: no follow-on errors */
