@@ -49,8 +49,6 @@ static uint32_t der_helper(Flattener *F, uint32_t v, Span at) {
     FlatVar fv = {0};
     fv.name = arena_printf(F->keep, "%s'", F->m->vars.data[v].name); /* never a Dyad name */
     fv.span = at;
-    fv.min = -__builtin_inf();
-    fv.max = __builtin_inf();
     vec_push(F->keep, &F->m->vars, fv);
     vec_push(F->arena, &F->var_elems, e);
     vec_push(F->arena, &F->var_elem_off, 0);
@@ -93,19 +91,18 @@ static bool attr_val(Flattener *F, AstNode *mod, Inst *scope, Env *env, Val *out
 /* elements [lo, hi) of el */
 static void set_num_attr(Flattener *F, Elem *el, AstNode *mod, const char *n, Val *v, uint32_t lo, uint32_t hi) {
     for (uint32_t i = lo; i < hi; i++) {
-        FlatVar *fv = &F->m->vars.data[el->var + i];
         Expr *x = val_at(v, v->nd ? i - lo : 0);
         if (is_attr(n, "guess")) {
-            fv->guess = x;
+            flat_attr_set(F->m, el->var + i)->guess = x;
             continue;
         }
         if (!expr_is_const(x)) {
             diag_error(mod->span, "`%s` must be a constant", n);
             return;
         }
-        if (is_attr(n, "min")) fv->min = x->value;
-        else if (is_attr(n, "max")) fv->max = x->value;
-        else if (is_attr(n, "statePriority")) fv->state_priority = (int)x->value;
+        if (is_attr(n, "min")) flat_attr_set(F->m, el->var + i)->min = x->value;
+        else if (is_attr(n, "max")) flat_attr_set(F->m, el->var + i)->max = x->value;
+        else if (is_attr(n, "statePriority")) flat_attr_set(F->m, el->var + i)->state_priority = (int)x->value;
     }
 }
 
@@ -277,7 +274,7 @@ static void tr_guess(Flattener *F, AstNode *r, Val *l, Val *rhs) {
             diag_error(r->eq.lhs->span, "the left side of `guess` must be a variable");
             return;
         }
-        F->m->vars.data[x->index].guess = val_at(rhs, rhs->nd ? i : 0);
+        flat_attr_set(F->m, x->index)->guess = val_at(rhs, rhs->nd ? i : 0);
     }
 }
 

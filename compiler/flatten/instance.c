@@ -393,9 +393,7 @@ static void new_flat_vars(Flattener *F, Inst *inst, Elem *e) {
     const char *base = inst_child_path(F, inst, e->name);
     v.span = e->decl->span;
     const char *doc = ast_trivia(e->decl)->doc;
-    v.doc = doc ? intern_cstr(F->prog->in, doc) : NULL; /* no pointer into the AST */
-    v.min = -__builtin_inf();
-    v.max = __builtin_inf();
+    v.attr = flat_attr_shared(F->m, doc ? intern_cstr(F->prog->in, doc) : NULL); /* no pointer into the AST */
     v.top_conn = inst == F->top || (inst->is_connector && inst->parent == F->top);
     switch (e->vkind) {
     case VAR_PARAMETER: v.kind = e->is_structural ? FV_CONSTANT : FV_PARAMETER; break;

@@ -453,7 +453,7 @@ unsigned flat_check_units(const FlatModel *m, bool as_error) {
         if (!C.var_unit[i]) continue;
         Expr *x = expr_leaf(m->ctx, EXPR_VAR, i);
         if (v->value) check_relation(&C, x, v->value, v->span, v->name, "value");
-        if (v->guess) check_relation(&C, x, v->guess, v->span, v->name, "guess");
+        if (flat_attr(m, v)->guess) check_relation(&C, x, flat_attr(m, v)->guess, v->span, v->name, "guess");
     }
     uniform_arrays(&C, a);
     for (uint32_t i = 0; i < m->eqs.len; i++) check_eq(&C, &m->eqs.data[i]);

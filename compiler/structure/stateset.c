@@ -197,7 +197,8 @@ void st_set_starts(St *t) {
         for (uint32_t j = 0; j < z->nstates; j++) {
             SVar *x = &t->sv.data[z->prim[z->init[j]]];
             FlatVar *fv = &t->m->vars.data[x->base];
-            Expr *v = x->slot >= 0 ? s->start[x->slot] : fv->guess ? lower(t, fv->guess) : expr_const(t->c, 0);
+            Expr *g = flat_attr(t->m, fv)->guess;
+            Expr *v = x->slot >= 0 ? s->start[x->slot] : g ? lower(t, g) : expr_const(t->c, 0);
             s->start[t->sv.data[z->state[j]].slot] = v;
         }
     }

@@ -23,20 +23,22 @@ typedef enum {
     SR_ASSIGNED   /* computed by an explicit assignment (`value`) */
 } SvRole;
 
+/* 64 bytes, pointers first (no padding): one per flat variable and per
+ * derivative, 1.5 million for the RC ladder of 10^6 equations */
 typedef struct {
+    Expr *value;       /* SR_ASSIGNED: value over non-assigned svs; SR_DERIV:
+                          the explicit value later blocks read instead */
+    Expr *low[2];      /* cache of the lowered value (normal, init) */
     uint32_t base;     /* flat variable */
     uint32_t order;    /* derivative order */
     int32_t der;       /* sv of d/dt of this one, or -1 */
     int32_t prim;      /* sv this is d/dt of, or -1 (order 0) */
     int32_t yp_of;     /* SR_DERIV: the state sv whose y' this is */
-    bool dummy;        /* selected as a dummy derivative */
-    uint8_t role;      /* SvRole */
     int32_t slot;      /* y slot (SR_STATE, SR_ALG), else -1 */
-    Expr *value;       /* SR_ASSIGNED: value over non-assigned svs; SR_DERIV:
-                          the explicit value later blocks read instead */
-    Expr *low[2];      /* cache of the lowered value (normal, init) */
     uint32_t set;      /* 1 + the state set this is a state of (stateset.c), else 0 */
     uint32_t set_j;    /* which of the set's states */
+    bool dummy;        /* selected as a dummy derivative */
+    uint8_t role;      /* SvRole */
     bool run_value;    /* `value` is its run's representative's renamed, built when
                           asked (st_sv_value, runs.c) */
 } SVar;
@@ -45,16 +47,17 @@ typedef struct {
  * through st_sv_value: it may not be built yet */
 static inline bool st_has_value(const SVar *v) { return v->value || v->run_value; }
 
+/* 40 bytes, pointers first (no padding) */
 typedef struct {
     Expr *res;         /* 0 = res, over VAR(sv); NULL until asked for (st_eq_res)
                           for an instance of a uniform template */
+    uint32_t *inc;     /* unknown svs in res (distinct) */
+    uint32_t ninc;
     int32_t flat;      /* flat equation it comes from (after differentiation too) */
     uint32_t order;    /* times differentiated */
     int32_t diff;      /* equation index of its derivative, or -1 */
     int32_t prim;      /* equation it is the derivative of, or -1 */
     uint32_t set;      /* 1 + the state set this equation defines a state of, else 0 */
-    uint32_t *inc;     /* unknown svs in res (distinct) */
-    uint32_t ninc;
 } SEq;
 
 /* one BLT block in sv form (the System gets it as a SysBlock) */
