@@ -54,23 +54,33 @@ done < "$tmp/list"
 
 # the benchmark generators' loop models, small
 python3 bench/gen_loops.py rc 12 > "$tmp/rc.dyad" && both "gen_loops rc" flatten "$tmp/rc.dyad" --no-stdlib --model RcLoop --structure
-python3 bench/gen_loops.py heat3d 3 > "$tmp/heat.dyad" && both "gen_loops heat3d" flatten "$tmp/heat.dyad" --no-stdlib --model Heat3D --structure
+# (heat3d 10: a 3-D loop item, the interior, and 2-D ones, the faces)
+for n in 3 10; do
+    python3 bench/gen_loops.py heat3d $n > "$tmp/heat.dyad" &&
+        both "gen_loops heat3d $n" flatten "$tmp/heat.dyad" --no-stdlib --model Heat3D --structure
+done
+
+# a model of tests/arrays/loops.dyad simulated both ways: the same numbers,
+# bit for bit
+same_sim() {
+    "$dyadc" run tests/arrays/loops.dyad --no-stdlib --model "$1" --stop 2 -o "$tmp/a.csv" > /dev/null 2>&1
+    "$dyadc" run tests/arrays/loops.dyad --no-stdlib --model "$1" --stop 2 --scalarize -o "$tmp/b.csv" > /dev/null 2>&1
+    if [ ! -s "$tmp/a.csv" ] || ! cmp -s "$tmp/a.csv" "$tmp/b.csv"; then
+        echo "FAIL: arrays/loops $1: the simulations differ (or did not run)"
+        fail=$((fail + 1))
+    else
+        pass=$((pass + 1))
+    fi
+}
 
 # loop models whose templates survive the structure entry, and the cases
 # that fall back to instances (tests/arrays/loops.dyad), simulated too:
 # the same System gives the same numbers, bit for bit; the same LLVM IR
 # also covers what the dump leaves out (the starting guesses of y')
-for name in HeatRod MassChain RodEnds Plate PlateRows Box Runs InitRuns InitSteady Pendulums; do
+for name in HeatRod MassChain RodEnds Plate Box Runs InitRuns InitSteady Pendulums; do
     both "arrays/loops $name" flatten tests/arrays/loops.dyad --no-stdlib --model "$name" --structure
     both "arrays/loops $name IR" build tests/arrays/loops.dyad --no-stdlib --model "$name" --emit-llvm -o "$tmp/x"
-    "$dyadc" run tests/arrays/loops.dyad --no-stdlib --model "$name" --stop 2 -o "$tmp/a.csv" > /dev/null 2>&1
-    "$dyadc" run tests/arrays/loops.dyad --no-stdlib --model "$name" --stop 2 --scalarize -o "$tmp/b.csv" > /dev/null 2>&1
-    if [ ! -s "$tmp/a.csv" ] || ! cmp -s "$tmp/a.csv" "$tmp/b.csv"; then
-        echo "FAIL: arrays/loops $name: the simulations differ (or did not run)"
-        fail=$((fail + 1))
-    else
-        pass=$((pass + 1))
-    fi
+    same_sim "$name"
 done
 
 # unit mismatches inside `for` equations (tests/arrays/units.dyad): the
@@ -112,23 +122,24 @@ for f in $(find examples -name '*.dyad' | sort); do
     done
 done
 
-# a loop item (System.loops, RcLong): the same System (the dump expands
-# it) and the same numbers both ways, not the same IR: the array path
-# emits the item as one loop, the scalar path its rows one by one (or
-# rerolled); the item does occur: its Jacobian scatter table is in the IR
-both "arrays/loops RcLong" flatten tests/arrays/loops.dyad --no-stdlib --model RcLong --structure
-"$dyadc" run tests/arrays/loops.dyad --no-stdlib --model RcLong --stop 2 -o "$tmp/a.csv" > /dev/null 2>&1
-"$dyadc" run tests/arrays/loops.dyad --no-stdlib --model RcLong --stop 2 --scalarize -o "$tmp/b.csv" > /dev/null 2>&1
-if [ ! -s "$tmp/a.csv" ] || ! cmp -s "$tmp/a.csv" "$tmp/b.csv"; then
-    echo "FAIL: arrays/loops RcLong: the simulations differ (or did not run)"
-    fail=$((fail + 1))
-else
-    pass=$((pass + 1))
-fi
-if ! "$dyadc" run tests/arrays/loops.dyad --no-stdlib --model RcLong --emit-llvm --stop 0.1 -o /dev/null 2>/dev/null | grep -q '@jac_scatter'; then
-    echo "FAIL: arrays/loops RcLong: no loop item in the IR"
-    fail=$((fail + 1))
-fi
+# loop items (System.loops: RcLong a line, PlateRows a plane, Cube a
+# block of a 3-D grid): the same System (the dump expands them) and the
+# same numbers both ways, not the same IR: the array path emits an item as
+# one loop (a nest of one loop per dimension), the scalar path its rows
+# one by one (or rerolled); the items do occur: their Jacobian scatter
+# tables are in the IR, and the boxes' outer loops
+for case in RcLong:1 PlateRows:2 Cube:3; do
+    name=${case%%:*}
+    both "arrays/loops $name" flatten tests/arrays/loops.dyad --no-stdlib --model "$name" --structure
+    same_sim "$name"
+    "$dyadc" run tests/arrays/loops.dyad --no-stdlib --model "$name" --emit-llvm --stop 0.1 -o /dev/null \
+        2>/dev/null > "$tmp/ir.ll"
+    outer=$(grep -c '^box[0-9]*:' "$tmp/ir.ll")
+    if ! grep -q '@jac_scatter' "$tmp/ir.ll" || [ $((outer / 2)) -ne $((${case##*:} - 1)) ]; then
+        echo "FAIL: arrays/loops $name: no loop item of ${case##*:} dimensions in the IR ($outer outer loops)"
+        fail=$((fail + 1))
+    fi
+done
 
 # templates do occur: the heat rod's and the golden arrays' `for` equations
 for f in examples/heat_rod/HeatRod.dyad:HeatRod tests/golden/flatten/ComprElemMods.dyad:ComprElemMods; do

@@ -606,6 +606,7 @@ static void node_tables(Cg *g) {
     g->stride_stamp = ARENA_ARRAY(g->arena, uint32_t, n);
     g->nest_stride = ARENA_ARRAY(g->arena, int32_t, n);
     g->nest_stamp = ARENA_ARRAY(g->arena, uint32_t, n);
+    g->box_stride = ARENA_ARRAY(g->arena, int32_t, (SYS_LOOP_MAX_DIM - 1) * n);
 }
 
 void cg_emit_functions(Cg *g) {

@@ -60,15 +60,16 @@ typedef struct CgFnSpec {
 #define CG_LEAF(kind) (1u << (kind))
 
 /* A loop item of the System (SysLoop) as emitted (cg_loop.c): `period`
- * consecutive items, each pointing to this, are one iteration, run `count`
- * times; a leaf of the loop (sl->leaf[i]) is read at index + j * stride[i];
- * item r of iteration j is stored at dest_index + dest_stride * j, or, with
- * a scatter table, at scatter[j * period + r] (its dest_index is r). */
+ * consecutive items, each pointing to this, are one iteration of a nest of
+ * sl->ndim loops (dimension 0 innermost, sl->dim_count[d] iterations
+ * each); a leaf of the loop (sl->leaf[i]) is read at index + sum over d of
+ * i_d * sl->stride[d * nleaf + i]; item r of iteration (i_0, i_1, i_2) is
+ * stored at dest_index + sum over d of i_d * dest_step[d], or, with a
+ * scatter table, at scatter[that] (its dest_index is r). */
 typedef struct CgLoopItem {
     const SysLoop *sl;
-    uint32_t count;
     uint16_t period;
-    int32_t dest_stride;
+    int32_t dest_step[SYS_LOOP_MAX_DIM];
     LLVMValueRef scatter;      /* i32 table (a private global of the main module), or NULL */
 } CgLoopItem;
 
@@ -158,6 +159,11 @@ typedef struct Cg {
     uint32_t *nest_stamp;      /* [nnodes + 1] */
     uint32_t nest_gen;
     uint32_t nest_items;       /* items per outer iteration of the current nest */
+    /* loop items of more than one dimension: inside one, leaf e also moves
+     * by box_stride[(d - 1) * (nnodes + 1) + id] * box_j[d] for d >= 1
+     * (dimension 0 is loop_j) when stride_stamp[id] == loop_gen */
+    LLVMValueRef box_j[SYS_LOOP_MAX_DIM]; /* [0] unused; NULL outside */
+    int32_t *box_stride;       /* [(SYS_LOOP_MAX_DIM - 1) * (nnodes + 1)] */
     /* values shared between chunks (cg_chunk.c): a node first computed by
      * chunk share_owner[id] of the current function (valid while
      * share_gen_of[id] == share_gen) and used by a later chunk is stored

@@ -38,11 +38,13 @@
  * its items in their order (J, then the body in order, an inner loop in j),
  * so nothing is reordered.
  *
- * Loop items of the System (SysLoop: the rows of a run, stage 3 step 3 of
- * docs/ARCHITECTURE.md "Arrays") come as one iteration's items with their
- * count and strides (CgItem.loop): they are not planned, only emitted by
- * the same loop emitter (an entry of a Jacobian loop item is stored
- * through its scatter table).
+ * Loop items of the System (SysLoop: the rows of a run over a box of up
+ * to three dimensions, stage 3 step 3 of docs/ARCHITECTURE.md "Arrays")
+ * come as one iteration's items with their strides (CgItem.loop): they
+ * are not planned, only emitted by the same loop emitter, inside one outer
+ * loop per further dimension (box_j; a leaf moves by its stride along
+ * each); an entry of a Jacobian loop item is stored through its scatter
+ * table.
  *
  * Only plain items qualify (not a copy, not guarded by `given`), with at most
  * LOOP_MAX_NODES nodes.  Periods (at each level): every one up to 16, and at
@@ -432,15 +434,19 @@ static bool item_strides(Cg *g, const CgItem *a, const CgItem *b, int32_t *tab, 
            (!a->b || root_strides(g, a->b, b->b, tab, stamp, gen));
 }
 
-/* a loop item's strides: given with it (leaves that no item reads have no node) */
+/* a loop item's strides: given with it, dimension 0 in loop_stride, the
+ * others in box_stride (leaves that no item reads have no node) */
 static bool loop_item_strides(Cg *g, const CgLoopItem *l, int32_t *dest_stride) {
-    for (uint32_t i = 0; i < l->sl->nleaf; i++) {
-        uint32_t k = cg_node(g, l->sl->leaf[i]);
+    const SysLoop *sl = l->sl;
+    for (uint32_t i = 0; i < sl->nleaf; i++) {
+        uint32_t k = cg_node(g, sl->leaf[i]);
         if (!k) continue;
-        g->loop_stride[k] = l->sl->stride[i];
+        g->loop_stride[k] = sl->stride[i];
+        for (uint32_t d = 1; d < sl->ndim; d++)
+            g->box_stride[(d - 1) * ((size_t)g->nnodes + 1) + k] = sl->stride[d * sl->nleaf + i];
         g->stride_stamp[k] = g->loop_gen;
     }
-    for (uint32_t r = 0; r < l->period; r++) dest_stride[r] = l->dest_stride;
+    for (uint32_t r = 0; r < l->period; r++) dest_stride[r] = l->dest_step[0];
     return true;
 }
 
@@ -473,10 +479,32 @@ int32_t cg_leaf_stride(const Cg *g, const Expr *e) {
     return g->loop_j && g->stride_stamp[cg_node(g, e)] == g->loop_gen ? g->loop_stride[cg_node(g, e)] : 0;
 }
 
+/* v + i_d * step for the outer dimensions d >= 1 of the current loop item
+ * with a nonzero step (box_j[d] set) */
+static LLVMValueRef box_add(Cg *g, LLVMValueRef v, uint32_t d, int32_t step) {
+    if (!step || !g->box_j[d]) return v;
+    LLVMValueRef s = LLVMConstInt(g->t_i32, (unsigned long long)(int64_t)step, 1);
+    return LLVMBuildAdd(g->bld, v, LLVMBuildMul(g->bld, g->box_j[d], s, ""), "");
+}
+
 LLVMValueRef cg_leaf_index(Cg *g, uint32_t index, const Expr *e) {
-    int32_t inner = cg_leaf_stride(g, e);
-    int32_t outer = g->nest_j && g->nest_stamp[cg_node(g, e)] == g->nest_gen ? g->nest_stride[cg_node(g, e)] : 0;
-    return inner || outer ? index2(g, index, outer, inner) : NULL;
+    uint32_t k = cg_node(g, e);
+    int32_t inner = cg_leaf_stride(g, e), box[SYS_LOOP_MAX_DIM] = {0};
+    int32_t outer = g->nest_j && g->nest_stamp[k] == g->nest_gen ? g->nest_stride[k] : 0;
+    bool moves = inner || outer;
+    for (uint32_t d = 1; d < SYS_LOOP_MAX_DIM && g->box_j[d] && g->stride_stamp[k] == g->loop_gen; d++)
+        moves |= (box[d] = g->box_stride[(d - 1) * ((size_t)g->nnodes + 1) + k]) != 0;
+    if (!moves) return NULL;
+    LLVMValueRef v = index2(g, index, outer, inner);
+    for (uint32_t d = 1; d < SYS_LOOP_MAX_DIM; d++) v = box_add(g, v, d, box[d]);
+    return v;
+}
+
+/* i32 index base + sum over d of i_d * step[d] in the current loop item */
+static LLVMValueRef box_index(Cg *g, uint32_t base, const int32_t *step) {
+    LLVMValueRef v = cg_loop_index(g, base, step[0]);
+    for (uint32_t d = 1; d < SYS_LOOP_MAX_DIM; d++) v = box_add(g, v, d, step[d]);
+    return v;
 }
 
 /* The stride of item x's destination in the current nest (0 outside). */
@@ -499,10 +527,13 @@ static LLVMValueRef body_item(Cg *g, const CgFnSpec *spec, const CgItem *items, 
         LLVMValueRef have = LLVMBuildICmp(g->bld, LLVMIntNE, acc, zero, "");
         return LLVMBuildSelect(g->bld, have, acc, mine, "");
     }
-    LLVMValueRef idx = index2(g, it->dest_index, nest_dest_stride(g, items, x), inner_dest);
-    if (it->loop && it->loop->scatter) {  /* a loop item's entry r = dest_index: scatter[r + period * j] */
-        LLVMValueRef at = cg_loop_index(g, it->dest_index, inner_no);
-        idx = LLVMBuildLoad2(g->bld, g->t_i32, LLVMBuildInBoundsGEP2(g->bld, g->t_i32, it->loop->scatter, &at, 1, ""), "");
+    LLVMValueRef idx;
+    if (it->loop) {                       /* a loop item: dest_index moved by its steps */
+        idx = box_index(g, it->dest_index, it->loop->dest_step);
+        if (it->loop->scatter)            /* entry r = dest_index: scatter[r + period * j] */
+            idx = LLVMBuildLoad2(g->bld, g->t_i32, LLVMBuildInBoundsGEP2(g->bld, g->t_i32, it->loop->scatter, &idx, 1, ""), "");
+    } else {
+        idx = index2(g, it->dest_index, nest_dest_stride(g, items, x), inner_dest);
     }
     LLVMBuildStore(g->bld, v, LLVMBuildInBoundsGEP2(g->bld, g->t_f64, g->args[it->dest_arg], &idx, 1, ""));
     if (spec->ret == CG_RET_STATUS) acc = LLVMBuildOr(g->bld, acc, LLVMBuildFCmp(g->bld, LLVMRealUNO, v, v, ""), "");
@@ -552,13 +583,29 @@ static LLVMValueRef acc_zero(Cg *g, const CgFnSpec *spec) {
  * the nest's J. */
 static LLVMValueRef emit_loop(Cg *g, const CgFnSpec *spec, const CgItem *items, uint32_t first, uint32_t count,
                               uint32_t period, const int32_t *dstride, LLVMValueRef acc_in, LLVMValueRef fn) {
+    const SysLoop *sl = items[first].loop ? items[first].loop->sl : NULL;
+    uint32_t ndim = sl ? sl->ndim : 1;
+    LoopBlocks outer[SYS_LOOP_MAX_DIM];   /* a loop item's dimensions d >= 1, outermost first */
+    LLVMValueRef in[SYS_LOOP_MAX_DIM];
+    LLVMValueRef acc = acc_in;
+    for (uint32_t d = ndim; d-- > 1;) {
+        in[d] = acc;
+        outer[d] = loop_begin(g, spec, fn, "box");
+        g->box_j[d] = outer[d].j;
+        acc = outer[d].acc;
+    }
     LoopBlocks b = loop_begin(g, spec, fn, "loop");
+    LLVMValueRef inner_in = acc;
     g->loop_j = b.j;
     g->stamp++;
-    LLVMValueRef acc = b.acc;
+    acc = b.acc;
     for (uint32_t r = 0; r < period; r++)
         acc = body_item(g, spec, items, first + r, dstride[r], (int32_t)period, acc);
-    loop_end(g, &b, items[first].loop ? items[first].loop->count : count / period, acc_in, acc);
+    loop_end(g, &b, sl ? sl->dim_count[0] : count / period, inner_in, acc);
+    for (uint32_t d = 1; d < ndim; d++) {
+        loop_end(g, &outer[d], sl->dim_count[d], in[d], acc);
+        g->box_j[d] = NULL;
+    }
     g->nloops++;
     g->loop_j = NULL;
     g->stamp++;

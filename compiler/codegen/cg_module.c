@@ -355,9 +355,10 @@ static LLVMValueRef jacobian_fn(Cg *g, const System *s) {
     for (uint32_t k = 0; k < s->nloops; k++) {
         const SysLoop *l = &s->loops[k];
         if (!l->nent) continue;
-        CgLoopItem *li = ARENA_NEW(g->arena, CgLoopItem);
-        *li = (CgLoopItem){l, l->count, (uint16_t)l->nent, 0,
+        CgLoopItem *li = ARENA_NEW(g->arena, CgLoopItem);  /* entry r of instance j: scatter[r + nent * j] */
+        *li = (CgLoopItem){l, (uint16_t)l->nent, {0},
                            cg_table(g, "jac_scatter", l->jac_pos, l->count * l->nent, sizeof *l->jac_pos)};
+        for (uint32_t d = 0, step = l->nent; d < l->ndim; step *= l->dim_count[d++]) li->dest_step[d] = (int32_t)step;
         for (uint32_t e = 0; e < l->nent; e++) {
             it[n] = item(nonzero(l->dy, e), CG_ARG_OUT, e); /* dest_index: the entry, for the scatter table */
             it[n].b = nonzero(l->dyp, e);
@@ -367,22 +368,24 @@ static LLVMValueRef jacobian_fn(Cg *g, const System *s) {
     return cg_emit_function(g, &spec_jac, it, n);
 }
 
-/* The residual rows: scalar ones and loop items (system.h), in row order. */
+/* The residual rows: scalar ones and loop items (system.h), a loop item
+ * where its first row is (its other rows are skipped). */
 static LLVMValueRef residual_fn(Cg *g, const System *s) {
     CgItem *it = new_items(g, s->ny);
-    uint32_t n = 0, li = 0;
-    for (uint32_t r = 0; r < s->ny;) {
-        if (li < s->nloops && s->loops[li].row == r) {
-            const SysLoop *l = &s->loops[li++];
+    uint32_t n = 0;
+    for (uint32_t r = 0; r < s->ny; r++) {
+        uint32_t k = s->row_loop ? s->row_loop[r] : 0;
+        if (k) {
+            const SysLoop *l = &s->loops[k - 1];
+            if (r != l->row) continue;
             CgLoopItem *lp = ARENA_NEW(g->arena, CgLoopItem);
-            *lp = (CgLoopItem){l, l->count, 1, 1, NULL};
+            *lp = (CgLoopItem){l, 1, {0}, NULL};
+            for (uint32_t d = 0; d < l->ndim; d++) lp->dest_step[d] = (int32_t)l->dim_row[d];
             it[n] = item(l->res, CG_ARG_OUT, r);
             it[n++].loop = lp;
-            r += l->count;
             continue;
         }
         it[n++] = item(s->resid[r], CG_ARG_OUT, r);
-        r++;
     }
     return cg_emit_function(g, &spec_resid, it, n);
 }
@@ -754,7 +757,7 @@ static void release_scratch(Cg *g) {
     g->node_of = NULL;
     g->memo = NULL;
     g->memo_stamp = g->count_stamp = g->stride_stamp = NULL;
-    g->loop_stride = g->nest_stride = NULL;
+    g->loop_stride = g->nest_stride = g->box_stride = NULL;
     g->nest_stamp = NULL;
     g->cut_slot = g->share_slot = NULL;
     g->cut_gen_of = g->cut_size = g->cut_seen = g->share_gen_of = g->share_owner = NULL;

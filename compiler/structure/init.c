@@ -152,6 +152,10 @@ static void start_implicit(St *t) {
  * -1 when it is not of that form */
 static int32_t start_of(St *t, Expr *init, uint32_t flat, Expr **value) {
     Expr *r = lower(t, init);
+    if (r->kind == EXPR_Y) { /* y = 0 (`initial x = 0`): expr_solve_linear's -(0) / 1, without the walks */
+        *value = expr_div(t->c, expr_neg(t->c, expr_const(t->c, 0)), expr_const(t->c, 1));
+        return (int32_t)r->index;
+    }
     ExprVec ys = {0}, yps = {0};
     expr_leaves(t->c, r, EXPR_Y, &ys);
     expr_leaves(t->c, r, EXPR_YP, &yps);

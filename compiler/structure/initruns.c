@@ -18,7 +18,9 @@
  * the same node: no walk at all.  Anything else (a start value that
  * depends on the index, per-instance parameters, a row an event rewrote,
  * a block that is no instance of a run) is computed by the scalar code.
- * Cost per instance: O(p) pointer compares for p leaves of the row.
+ * Cost per instance: O(p) pointer compares for p leaves of the row (a
+ * row of a loop item, never lowered to an Expr: its leaves on integers,
+ * st_lower_slot).
  */
 #include "structure_internal.h"
 
@@ -51,11 +53,15 @@ StInitRuns *st_init_runs(St *t) {
     return r;
 }
 
-/* the start-value substitution gives leaf a and its image b one value */
-static bool same_at_start(const St *t, const Expr *a, const Expr *b) {
+/* the start-value substitution gives leaf a and its image (leaf i of l,
+ * the same kind) one value */
+static bool same_at_start(St *t, const Expr *a, const StRunLeaves *l, uint32_t i) {
     if (!a || a->kind == EXPR_YP) return true;
-    if (a->kind == EXPR_Y) return t->s->start[a->index] == t->s->start[b->index];
-    return a == b;
+    uint32_t kind = a->kind, index = 0;
+    if (l->to) index = l->to[i]->index;
+    else if (!st_lower_slot(t, l->vto[i], &kind, &index) || kind != a->kind) return false;
+    if (a->kind == EXPR_Y) return t->s->start[a->index] == t->s->start[index];
+    return a->index == index;
 }
 
 bool st_init_run_start_yp(St *t, StInitRuns *r, uint32_t e, Expr **x) {
@@ -64,7 +70,7 @@ bool st_init_run_start_yp(St *t, StInitRuns *r, uint32_t e, Expr **x) {
     int32_t rep = row < 0 || !t->s->resid ? -1 : st_run_row_leaves(t, (uint32_t)row, t->s->resid, &l);
     if (rep < 0 || !r->has[rep]) return false;
     for (uint32_t i = 0; i < l.n; i++)
-        if (!same_at_start(t, l.from[i], l.to[i])) return false;
+        if (!same_at_start(t, l.from[i], &l, i)) return false;
     *x = r->yp[rep];
     return true;
 }

@@ -60,6 +60,9 @@ struct StRunEnt {
     Expr *low_res;         /* its residual row lowered */
     uint32_t v;            /* the representative's unknown */
     Expr **vlow;           /* the variables its value is over lowered, or NULL */
+    uint8_t loops;         /* its rows as loop items: 0 not asked yet, 1 may be, 2 not
+                              (a relation, or a leaf no loop item shifts: the same
+                              in every row, the rows being one renamed row) */
 };
 
 /* a residual row of a run (the representative's too): its run and
@@ -333,31 +336,44 @@ void st_run_note(St *t, StRun *r, const StRunOut *o, bool applied) {
  * Jacobian entries are then the representative's renamed, column for
  * column. */
 
+/* A lowered leaf on integers: its kind and index (kind LOW_NONE: no leaf). */
+typedef struct {
+    uint32_t kind, index;
+} LowLeaf;
+#define LOW_NONE UINT32_MAX
+
+static LowLeaf low_of(const Expr *e) { return e ? (LowLeaf){e->kind, e->index} : (LowLeaf){LOW_NONE, 0}; }
+
 /* a before b in the canonical order of leaves: kind, then index */
-static int leaf_cmp(const Expr *a, const Expr *b) {
-    if (a->kind != b->kind) return a->kind < b->kind ? -1 : 1;
-    return a->index < b->index ? -1 : a->index > b->index;
+static int leaf_cmp(LowLeaf a, LowLeaf b) {
+    if (a.kind != b.kind) return a.kind < b.kind ? -1 : 1;
+    return a.index < b.index ? -1 : a.index > b.index;
 }
 
-static bool is_col(const Expr *e) { return e->kind == EXPR_Y || e->kind == EXPR_YP; }
+static bool is_col(LowLeaf e) { return e.kind == EXPR_Y || e.kind == EXPR_YP; }
 
-static int sign_index(const Expr *a, const Expr *b) { return a->index < b->index ? -1 : a->index > b->index; }
+static int sign_index(LowLeaf a, LowLeaf b) { return a.index < b.index ? -1 : a.index > b.index; }
 
 /* Do the lowered leaves of the instance (b) stand to each other as the
  * representative's (a) do: leaves in the same places and of the same
  * kinds, in the same canonical order, and columns (the index of Y and
  * YP) equal or ordered alike?  O(n^2) for n <= ST_RUN_MAX_POS. */
-
-static bool same_order(Expr *const *a, Expr *const *b, uint32_t n) {
+static bool same_order_low(const LowLeaf *a, const LowLeaf *b, uint32_t n) {
     for (uint32_t i = 0; i < n; i++) {
-        if (!a[i] != !b[i] || (a[i] && a[i]->kind != b[i]->kind)) return false;
-        for (uint32_t j = 0; a[i] && j < i; j++) {
-            if (!a[j]) continue;
+        if (a[i].kind != b[i].kind) return false;
+        for (uint32_t j = 0; a[i].kind != LOW_NONE && j < i; j++) {
+            if (a[j].kind == LOW_NONE) continue;
             if (leaf_cmp(a[i], a[j]) != leaf_cmp(b[i], b[j])) return false;
             if (is_col(a[i]) && is_col(a[j]) && sign_index(a[i], a[j]) != sign_index(b[i], b[j])) return false;
         }
     }
     return true;
+}
+
+static bool same_order(Expr *const *a, Expr *const *b, uint32_t n) {
+    LowLeaf la[ST_RUN_MAX_POS], lb[ST_RUN_MAX_POS];
+    for (uint32_t i = 0; i < n; i++) la[i] = low_of(a[i]), lb[i] = low_of(b[i]);
+    return same_order_low(la, lb, n);
 }
 
 static Expr **lowered_leaves(St *t, const uint32_t *dist, uint32_t n) {
@@ -398,7 +414,7 @@ int64_t st_run_jac_col(St *t, uint32_t row, uint32_t col) {
     const StRunRow *w = t->run_rows.data[row];
     for (uint32_t i = 0; i < w->ent->nd; i++) {
         const Expr *a = w->ent->low[i];
-        if (a && is_col(a) && a->index == col) return w->to[i]->index;
+        if (a && is_col(low_of(a)) && a->index == col) return w->to[i]->index;
     }
     return -1;
 }
@@ -429,27 +445,33 @@ Expr *st_run_lower_value(St *t, uint32_t sv) {
 
 /* ---------- loop items (stage 3 step 3) ----------
  *
- * Consecutive rows of one run whose lowered leaves are the first row's
- * shifted by a constant stride per leaf and row are one SysLoop: the first
- * row's Expr and the strides, nothing per row but integers.  The rows
- * would be the representative's renamed (same_order holds for each), so
- * the first row's Expr renamed by the shift is each row's Expr
- * (sysloop.c, sys_expand).  A row template with a relation stays scalar:
- * its events are per row (events.c). */
+ * Rows of one run whose lowered leaves are the first row's shifted by a
+ * constant stride per leaf and step are one SysLoop: the first row's Expr
+ * and the strides, nothing per row but integers.  The rows would be the
+ * representative's renamed (same_order holds for each), so the first
+ * row's Expr renamed by the shift is each row's Expr (sysloop.c,
+ * sys_expand).  A row template with a relation stays scalar: its events
+ * are per row (events.c).
+ *
+ * The rows form a box (box_grow): from the first row, the next row of the
+ * run (run_next) starts a copy of the box so far at a row step R, and
+ * copies at that step while they fit give it a dimension: consecutive rows
+ * make a line (R = 1), lines at a constant row step a plane (the interior
+ * cells of a grid's lines, the boundary cells between them left out), the
+ * planes a block; a boundary face whose cells are one row a line makes a
+ * box whose first step is the line's length.  Up to SYS_LOOP_MAX_DIM
+ * dimensions; every row looked at either joins the box or ends a
+ * dimension, so forming is linear in the rows. */
 
-/* Fewer rows stay scalar.  Codegen's rerolling (cg_loop.c) finds periods
- * across such short stretches -- the interior cells of the lines of a 3-D
- * grid, between two boundary cells -- and makes one loop of many lines;
- * a loop item per line cut that into a loop per line (heat3d N = 40: 38
- * rows each, ~2,900 loops, LLVM's emit 2.1 -> 3.3 s CPU). */
+/* Fewer rows (instances) stay scalar: codegen's rerolling (cg_loop.c)
+ * handles short stretches. */
 #define ST_LOOP_MIN 64
 
-/* A stretch shorter than ST_LOOP_LINE rows with a row of its run within
- * ST_LOOP_GAP rows on either side is one line of a grid (its run resumes
- * after a boundary cell or two): it stays scalar too.  Codegen's nests
- * (cg_loop.c) make one loop nest of all the lines; loop items per line
- * would give a loop per line, and a function holding a loop item is not
- * rerolled otherwise (heat3d N = 66: 64 rows a line, ~4,300 loops). */
+/* A line (one dimension, consecutive rows) shorter than ST_LOOP_LINE rows
+ * with a row of its run within ST_LOOP_GAP rows on either side, that did
+ * not stack into a box, is one line of an irregular grid: it stays scalar
+ * too, for codegen's nests (cg_loop.c), which make one loop nest of such
+ * lines where a loop item per line would give a loop per line. */
 #define ST_LOOP_LINE 4096
 #define ST_LOOP_GAP 16
 
@@ -475,22 +497,93 @@ static bool has_relation(St *t, Expr *e) {
     return found;
 }
 
-/* Does row `row` of the run continue the loop from `w` (n rows on)?
- * stride[i] is set at n == 1 and checked after. */
-static bool loop_row(St *t, const StRunRow *w, uint32_t row, uint32_t n, int32_t *stride) {
+/* A box being grown from the row of w: dimensions 0 .. ndim - 1, n
+ * instances, the row step and each position's index step per dimension. */
+typedef struct {
+    const StRunRow *w;
+    uint32_t row, ndim, n;
+    uint32_t count[SYS_LOOP_MAX_DIM], rstep[SYS_LOOP_MAX_DIM];
+    int32_t step[SYS_LOOP_MAX_DIM][ST_RUN_MAX_POS];
+    LowLeaf rep[ST_RUN_MAX_POS], first[ST_RUN_MAX_POS]; /* the representative's and the first row's leaves */
+} Box;
+
+/* Is `row` a row of the run, not in a loop item yet, whose lowered leaves
+ * are the first row's moved by sum over d <= D of i[d] * step[d] (with
+ * `learn`, i = (0, .., 0, 1) at D: step[D] is set from it)?  On integers
+ * (st_lower_slot): O(p^2) for p positions. */
+static bool box_row(St *t, Box *b, uint32_t row, const uint32_t *i, uint32_t D, bool learn) {
+    if (row >= t->run_rows.len || row >= t->s->ny || t->row_loop[row]) return false;
     const StRunRow *v = t->run_rows.data[row];
-    const StRunEnt *x = w->ent;
+    const StRunEnt *x = b->w->ent;
     if (!v || v->ent != x) return false;
-    Expr *to[ST_RUN_MAX_POS];
-    for (uint32_t i = 0; i < x->nd; i++) to[i] = st_lower_leaf(t, v->dist[i]);
-    if (!same_order(x->low, to, x->nd)) return false;
-    for (uint32_t i = 0; i < x->nd; i++) {
-        if (!to[i]) continue;
-        int64_t d = (int64_t)to[i]->index - (int64_t)w->to[i]->index;
-        if (n == 1 && d == (int32_t)d) stride[i] = (int32_t)d;
-        else if (n == 1 || d != (int64_t)n * stride[i]) return false;
+    LowLeaf to[ST_RUN_MAX_POS] = {{0, 0}};
+    for (uint32_t k = 0; k < x->nd; k++)
+        if (!st_lower_slot(t, v->dist[k], &to[k].kind, &to[k].index)) to[k] = (LowLeaf){LOW_NONE, 0};
+    if (!same_order_low(b->rep, to, x->nd)) return false;
+    for (uint32_t k = 0; k < x->nd; k++) {
+        if (to[k].kind == LOW_NONE) continue;
+        int64_t d = (int64_t)to[k].index - (int64_t)b->first[k].index, want = 0;
+        if (learn) {
+            if (d != (int32_t)d) return false;
+            b->step[D][k] = (int32_t)d;
+            continue;
+        }
+        for (uint32_t e = 0; e <= D; e++) want += (int64_t)i[e] * b->step[e][k];
+        if (d != want) return false;
     }
     return true;
+}
+
+/* Copy L of the box (every instance moved by L along the new dimension D
+ * of row step R): all rows fit? */
+static bool box_copy(St *t, Box *b, uint32_t D, uint32_t R, uint32_t L) {
+    uint32_t i[SYS_LOOP_MAX_DIM] = {0};
+    i[D] = L;
+    for (uint32_t j = 0; j < b->n; j++) {
+        uint64_t row = b->row + (uint64_t)L * R;
+        for (uint32_t d = 0, q = j; d < D; q /= b->count[d], d++) {
+            i[d] = q % b->count[d];
+            row += (uint64_t)i[d] * b->rstep[d];
+        }
+        if (row >= t->s->ny || !box_row(t, b, (uint32_t)row, i, D, false)) return false;
+    }
+    return true;
+}
+
+/* The box grows by a dimension: the next row of the run after its last
+ * row starts a copy of it (row step R), and copies follow at that step
+ * (a line of cells repeating in a plane, a plane in a block).  Each row
+ * looked at is a row of the box or ends it; a dimension that does not
+ * grow costs one copy's rows. */
+static bool box_grow(St *t, Box *b) {
+    uint32_t D = b->ndim, last = b->row;
+    if (D == SYS_LOOP_MAX_DIM) return false;
+    for (uint32_t d = 0; d < D; d++) last += (b->count[d] - 1) * b->rstep[d];
+    uint32_t next = t->run_next[last];
+    if (next == UINT32_MAX) return false;
+    uint32_t R = next - b->row, one[SYS_LOOP_MAX_DIM] = {0};
+    one[D] = 1;
+    if (!box_row(t, b, next, one, D, true)) return false;
+    uint32_t copies = 1;
+    while (box_copy(t, b, D, R, copies)) copies++;
+    if (copies < 2) return false;
+    b->count[D] = copies, b->rstep[D] = R, b->ndim++;
+    b->n *= copies;
+    return true;
+}
+
+void st_run_loops_begin(St *t) {
+    uint32_t n = t->run_rows.len;
+    t->row_loop = ARENA_ARRAY(t->arena, uint32_t, t->s->ny + 1);
+    t->run_next = ARENA_ARRAY(t->arena, uint32_t, n + 1);
+    uint32_t *last = ARENA_ARRAY(t->arena, uint32_t, t->nrun_ent + 2);
+    memset(last, 0xff, sizeof *last * (t->nrun_ent + 2));
+    for (uint32_t r = n; r-- > 0;) {
+        const StRunRow *w = t->run_rows.data[r];
+        t->run_next[r] = w ? last[w->ent->id] : UINT32_MAX;
+        if (w) last[w->ent->id] = r;
+    }
+    arena_release(t->arena, last, sizeof *last * (t->nrun_ent + 2));
 }
 
 /* Is every Y, YP, P leaf of the row among the loop's leaves?  (The rows
@@ -526,33 +619,53 @@ static bool run_resumes_near(const St *t, const StRunEnt *x, uint32_t row, uint3
     return false;
 }
 
+/* the SysLoop of box b: its distinct leaves with their steps */
+static bool box_loop(St *t, const Box *b, Expr *res, SysLoop *l) {
+    const StRunRow *w = b->w;
+    const StRunEnt *x = w->ent;
+    *l = (SysLoop){.row = b->row, .count = b->n, .ndim = b->ndim, .res = res};
+    memcpy(l->dim_count, b->count, sizeof b->count);
+    memcpy(l->dim_row, b->rstep, sizeof b->rstep);
+    l->leaf = ARENA_ARRAY(t->arena, Expr *, x->nd + 1);
+    int32_t *step = ARENA_ARRAY(t->arena, int32_t, (size_t)b->ndim * x->nd + 1);
+    uint32_t *pos = ARENA_ARRAY(t->arena, uint32_t, x->nd + 1); /* the position of leaf i */
+    for (uint32_t k = 0; k < x->nd; k++) {
+        uint32_t i = 0;
+        while (w->to[k] && i < l->nleaf && l->leaf[i] != w->to[k]) i++;
+        if (!w->to[k] || i < l->nleaf) continue; /* no leaf, or one seen (the same steps) */
+        pos[l->nleaf] = k;
+        l->leaf[l->nleaf++] = w->to[k];
+    }
+    l->stride = step;
+    for (uint32_t d = 0; d < b->ndim; d++)
+        for (uint32_t i = 0; i < l->nleaf; i++) step[d * l->nleaf + i] = b->step[d][pos[i]];
+    return covers(t, l);
+}
+
 uint32_t st_run_loop(St *t, uint32_t row, Expr *res, SysLoop *l, uint32_t *scanned) {
     StRunRow *w = row < t->run_rows.len ? t->run_rows.data[row] : NULL;
     *scanned = 1;
     if (!w || !w->to || w->res != res) return 1;
-    const StRunEnt *x = w->ent;
-    int32_t stride[ST_RUN_MAX_POS];
-    uint32_t n = 1;
-    while (row + n < t->run_rows.len && loop_row(t, w, row + n, n, stride)) n++;
-    *scanned = n;
-    if (n < ST_LOOP_MIN || (n < ST_LOOP_LINE && run_resumes_near(t, x, row, row + n)) || has_relation(t, res))
+    StRunEnt *x = (StRunEnt *)w->ent;
+    if (!x->loops) x->loops = has_relation(t, res) ? 2 : 1; /* asked once per run: a box grows over many lines */
+    if (x->loops == 2) return 1;
+    Box b = {.w = w, .row = row, .n = 1};
+    for (uint32_t k = 0; k < x->nd; k++) b.rep[k] = low_of(x->low[k]), b.first[k] = low_of(w->to[k]);
+    while (box_grow(t, &b)) {}
+    if (b.ndim && b.rstep[0] == 1) *scanned = b.count[0];
+    bool line = b.ndim == 1 && b.rstep[0] == 1 && b.n < ST_LOOP_LINE;
+    if (b.n < ST_LOOP_MIN || (line && run_resumes_near(t, x, row, row + b.n))) return 1;
+    if (!box_loop(t, &b, res, l)) {
+        x->loops = 2;
         return 1;
-    *l = (SysLoop){.row = row, .count = n, .res = res};
-    l->leaf = ARENA_ARRAY(t->arena, Expr *, x->nd + 1);
-    l->stride = ARENA_ARRAY(t->arena, int32_t, x->nd + 1);
-    for (uint32_t i = 0; i < x->nd; i++) {
-        uint32_t k = 0;
-        while (w->to[i] && k < l->nleaf && l->leaf[k] != w->to[i]) k++;
-        if (!w->to[i] || k < l->nleaf) continue; /* no leaf, or one seen (the same stride) */
-        l->leaf[l->nleaf] = w->to[i];
-        l->stride[l->nleaf++] = stride[i];
     }
-    return covers(t, l) ? n : 1;
+    for (uint32_t j = 0; j < l->count; j++) t->row_loop[sys_loop_row(l, j)] = t->loops.len + 1;
+    return b.n;
 }
 
 /* A row of a loop item has no Expr (resid[] NULL) and no event rewrote
- * it (its row holds no relation): its leaves are lowered on demand, into
- * t->run_to (valid until the next call). */
+ * it (its row holds no relation): its leaves are not lowered here (l->to
+ * NULL; st_lower_slot gives them on integers). */
 int32_t st_run_row_leaves(St *t, uint32_t row, Expr *const *resid, StRunLeaves *l) {
     const StRunRow *w = row < t->run_rows.len ? t->run_rows.data[row] : NULL;
     if (row >= t->s->ny) return -1; /* after the internal error of build_residuals */
@@ -564,7 +677,6 @@ int32_t st_run_row_leaves(St *t, uint32_t row, Expr *const *resid, StRunLeaves *
     }
     const StRunEnt *x = w->ent;
     if ((int32_t)row == x->row || !x->low || (resid[x->row] && resid[x->row] != x->low_res)) return -1;
-    for (uint32_t i = 0; i < x->nd; i++) t->run_to[i] = st_lower_leaf(t, w->dist[i]);
-    *l = (StRunLeaves){x->low, t->run_to, x->dist, w->dist, x->nd};
+    *l = (StRunLeaves){x->low, NULL, x->dist, w->dist, x->nd};
     return x->row;
 }

@@ -205,6 +205,21 @@ Expr *st_lower_leaf(St *t, uint32_t sv) {
     return leaf ? map_leaf(t, expr_leaf(t->c, EXPR_VAR, sv)) : NULL;
 }
 
+bool st_lower_slot(St *t, uint32_t sv, uint32_t *kind, uint32_t *index) {
+    SVar *v = &t->sv.data[sv];
+    int32_t p = sv < t->nflat ? t->pslot[sv] : -1;
+    if (t->to_init) {           /* map_leaf's Z leaves: through the Expr */
+        Expr *e = st_lower_leaf(t, sv);
+        if (e) *kind = e->kind, *index = e->index;
+        return e && (e->kind == EXPR_Y || e->kind == EXPR_YP || e->kind == EXPR_P || e->kind == EXPR_Z);
+    }
+    if (p >= 0) *kind = EXPR_P, *index = (uint32_t)p;
+    else if (v->role == SR_STATE || v->role == SR_ALG) *kind = EXPR_Y, *index = (uint32_t)v->slot;
+    else if (v->role == SR_DERIV) *kind = EXPR_YP, *index = (uint32_t)t->sv.data[v->yp_of].slot;
+    else return false;
+    return true;
+}
+
 Expr *lower(St *t, Expr *e) {
     return expr_subst_watch(t->c, e, map_leaf, t, t->to_init ? NULL : st_keep_relation);
 }
@@ -329,34 +344,39 @@ static bool jac_run_row(St *t, Jac *j, uint32_t r, uint32_t a, uint32_t b) {
 }
 
 /* A loop item's entries: one per distinct column of its row template, in
- * jac_row's order, each column shifted by the stride of its leaf. */
+ * jac_row's order, each column moving with the steps of its leaf. */
 static void jac_loop_template(St *t, SysLoop *l, int32_t *seen) {
     ExprVec *ys = &t->leaves;
     ys->len = 0;
     expr_leaves(t->c, l->res, EXPR_Y, ys);
     expr_leaves(t->c, l->res, EXPR_YP, ys);
+    uint32_t *leaf = ARENA_ARRAY(t->arena, uint32_t, ys->len + 1); /* entry -> its leaf in l->leaf */
     l->col = ARENA_ARRAY(t->arena, uint32_t, ys->len + 1);
-    l->col_stride = ARENA_ARRAY(t->arena, int32_t, ys->len + 1);
     l->dy = ARENA_ARRAY(t->arena, Expr *, ys->len + 1);
     l->dyp = ARENA_ARRAY(t->arena, Expr *, ys->len + 1);
     for (uint32_t i = 0; i < ys->len; i++) {
         uint32_t col = ys->data[i]->index;
         if (seen[col] == (int32_t)l->row) continue;
         seen[col] = (int32_t)l->row;
-        SysAt at = {l, 1};
+        uint32_t k = 0;
+        while (k < l->nleaf && l->leaf[k] != ys->data[i]) k++; /* there: covers() */
+        leaf[l->nent] = k;
         l->col[l->nent] = col;
-        l->col_stride[l->nent] = (int32_t)((int64_t)sys_at_index(&at, ys->data[i]) - col);
         l->dy[l->nent] = expr_diff_once(t->c, l->res, expr_leaf(t->c, EXPR_Y, col));
         l->dyp[l->nent++] = expr_diff_once(t->c, l->res, expr_leaf(t->c, EXPR_YP, col));
     }
+    l->col_stride = ARENA_ARRAY(t->arena, int32_t, (size_t)l->ndim * l->nent + 1);
+    for (uint32_t d = 0; d < l->ndim; d++)
+        for (uint32_t e = 0; e < l->nent; e++) l->col_stride[d * l->nent + e] = l->stride[d * l->nleaf + leaf[e]];
     l->jac_pos = ARENA_ARRAY(t->arena, int32_t, (size_t)l->count * l->nent + 1);
 }
 
-/* the entries of row l->row + k of a loop item: no Expr (NULL) */
+/* the entries of instance k of a loop item (its row): no Expr (NULL) */
 static void jac_loop_row(St *t, Jac *j, const SysLoop *l, uint32_t k) {
+    uint32_t row = sys_loop_row(l, k);
     for (uint32_t e = 0; e < l->nent; e++) {
-        int64_t col = (int64_t)l->col[e] + (int64_t)k * l->col_stride[e];
-        vec_push(t->arena, &j->ents, ((Entry){l->row + k, (uint32_t)col}));
+        int64_t col = (int64_t)l->col[e] + sys_loop_offset(l, k, l->col_stride, l->nent, e);
+        vec_push(t->arena, &j->ents, ((Entry){row, (uint32_t)col}));
         vec_push(t->arena, &j->dy, NULL);
         vec_push(t->arena, &j->dyp, NULL);
     }
@@ -372,14 +392,14 @@ static void build_jacobian(St *t) {
     int32_t *seen = ARENA_ARRAY(t->arena, int32_t, s->ny + 1);
     uint32_t *first = ARENA_ARRAY(t->arena, uint32_t, s->ny + 1);
     memset(seen, 0xff, sizeof *seen * (s->ny + 1));
-    uint32_t li = 0;
+    uint32_t *inst = ARENA_ARRAY(t->arena, uint32_t, s->nloops + 1); /* instances seen per loop */
     for (uint32_t r = 0; r < s->ny; r++) {
         first[r] = j.ents.len;
-        SysLoop *l = li < s->nloops ? &s->loops[li] : NULL;
-        if (l && r >= l->row) {
-            if (r == l->row) jac_loop_template(t, l, seen);
-            jac_loop_row(t, &j, l, r - l->row);
-            li += r + 1 == l->row + l->count;
+        if (s->row_loop && s->row_loop[r]) { /* instances come in row order */
+            SysLoop *l = &s->loops[s->row_loop[r] - 1];
+            uint32_t k = inst[s->row_loop[r] - 1]++;
+            if (!k) jac_loop_template(t, l, seen);
+            jac_loop_row(t, &j, l, k);
             continue;
         }
         int32_t rep = st_run_jac_row(t, r, s->resid);
@@ -393,17 +413,21 @@ static void build_jacobian(St *t) {
     for (uint32_t i = 0; i < j.ents.len; i++) s->jac_colptr[j.ents.data[i].col + 1]++;
     for (uint32_t c = 0; c < s->ny; c++) s->jac_colptr[c + 1] += s->jac_colptr[c];
     int32_t *fill = ARENA_ARRAY(t->arena, int32_t, s->ny + 1);
-    li = 0;
+    memset(inst, 0, sizeof *inst * (s->nloops + 1));
+    uint32_t last_row = UINT32_MAX;
     for (uint32_t i = 0; i < j.ents.len; i++) { /* rows ascend within a column: entries are row-ordered */
         Entry e = j.ents.data[i];
         int32_t k = s->jac_colptr[e.col] + fill[e.col]++;
         s->jac_rowidx[k] = (int32_t)e.row;
         s->jac_dy[k] = j.dy.data[i];
         s->jac_dyp[k] = j.dyp.data[i];
-        while (li < s->nloops && e.row >= s->loops[li].row + s->loops[li].count) li++;
-        SysLoop *l = li < s->nloops && e.row >= s->loops[li].row ? &s->loops[li] : NULL;
-        if (l) l->jac_pos[(size_t)(e.row - l->row) * l->nent + (i - first[e.row])] = k;
+        uint32_t li = s->row_loop ? s->row_loop[e.row] : 0;
+        if (!li) continue;
+        SysLoop *l = &s->loops[li - 1];
+        if (e.row != last_row) inst[li - 1]++, last_row = e.row; /* instance inst - 1 */
+        l->jac_pos[(size_t)(inst[li - 1] - 1) * l->nent + (i - first[e.row])] = k;
     }
+    arena_release(t->arena, inst, sizeof *inst * (s->nloops + 1));
     arena_release(t->arena, fill, sizeof *fill * ((size_t)s->ny + 1));
     arena_release(t->arena, first, sizeof *first * ((size_t)s->ny + 1));
     arena_release(t->arena, seen, sizeof *seen * ((size_t)s->ny + 1));
@@ -430,23 +454,24 @@ static void build_residuals(St *t) {
         s->ny = 0;
     }
     s->resid = ARENA_ARRAY(t->arena, Expr *, s->ny + 1);
+    st_run_loops_begin(t);
     uint32_t next_try = 0; /* rows before it are inside a stretch too short for a loop */
-    for (uint32_t r = 0; r < s->ny;) { /* a row of a run: its representative's renamed (runs.c) */
+    for (uint32_t r = 0; r < s->ny; r++) { /* a row of a run: its representative's renamed (runs.c) */
+        if (t->row_loop[r]) continue;    /* a row of a loop item: l.res shifted, no Expr */
         Expr *x = st_run_lower_row(t, r);
         SysLoop l;
         uint32_t n = 1, scanned = 1;
         if (x && r >= next_try) n = st_run_loop(t, r, x, &l, &scanned);
         if (n == 1 && r >= next_try) next_try = r + (scanned > 1 ? scanned - 1 : 1);
-        if (n > 1) { /* a loop item: rows r .. r + n - 1 are l.res shifted, no Expr each */
+        if (n > 1) { /* a loop item from row r: its rows are marked in row_loop */
             vec_push(t->arena, &t->loops, l);
-            r += n;
             continue;
         }
         s->resid[r] = x ? x : lower(t, st_resid_sv(t, r));
-        r++;
     }
     s->nloops = t->loops.len;
     s->loops = t->loops.data;
+    s->row_loop = s->nloops ? t->row_loop : NULL;
 }
 
 /* ---------- the block sequence ---------- */

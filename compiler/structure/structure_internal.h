@@ -198,7 +198,8 @@ typedef struct {
     uint32_t nrun_ent;
     Vec(StRunRow *) run_rows; /* resid row -> its run, NULL for the others (runs.c) */
     Vec(SysLoop) loops; /* the System's loop items being built (runs.c, structure.c) */
-    Expr *run_to[ST_RUN_MAX_POS]; /* st_run_row_leaves' leaves of a loop item's row */
+    uint32_t *row_loop; /* [ny] k + 1: row of loops[k] (System.row_loop), 0: not (yet) */
+    uint32_t *run_next; /* row -> the next row of its run, UINT32_MAX: none (runs.c) */
     StRunRec **run_rec; /* sv -> what its value-setting block leaves for readers (runs.c) */
     /* Reused leaf lists (len reset by each user): a fresh vector per
      * equation left a million dead ones in the arena.  `leaves` is for
@@ -215,6 +216,8 @@ static inline bool st_is_unknown(const St *t, uint32_t sv) {
 /* structure.c */
 Expr *lower(St *t, Expr *e);            /* VAR(sv) -> Y/YP/P (Z when t->to_init) */
 Expr *st_lower_leaf(St *t, uint32_t sv); /* VAR(sv)'s leaf (Y/YP/P), NULL when not a leaf */
+/* the same on integers, without building the leaf: false when none */
+bool st_lower_slot(St *t, uint32_t sv, uint32_t *kind, uint32_t *index);
 Expr *st_to_sv(St *t, Expr *flat);      /* flat VAR/DER -> VAR(sv), aliases resolved */
 Expr *st_to_sv_leaf(St *t, Expr *leaf); /* the same for one leaf */
 void st_keep_relation(void *t, Expr *old, Expr *new_); /* ExprNodeWatch: origins */
@@ -268,11 +271,15 @@ Expr *st_run_lower_row(St *t, uint32_t row);
 int32_t st_run_jac_row(St *t, uint32_t row, Expr *const *resid);
 int64_t st_run_jac_col(St *t, uint32_t row, uint32_t col);
 Expr *st_run_jac_entry(St *t, uint32_t row, Expr *e, bool *ok);
-/* A loop item from row `row` on (its Expr `res` from st_run_lower_row):
- * the number of rows it covers (l filled, their Jacobian left to
- * build_jacobian), or 1 (no loop: row stays scalar).  *scanned: the rows
- * from `row` on that shift alike; a loop starting inside them would end
- * where they end, so the caller tries next at row + *scanned - 1 (linear). */
+/* st_run_loops_begin: row_loop and run_next, before the first st_run_loop.
+ * A loop item from row `row` on (its Expr `res` from st_run_lower_row), a
+ * box of rows of its run: the number of rows it covers (l filled, its rows
+ * marked in row_loop as loop t->loops.len, their Jacobian left to
+ * build_jacobian), or 1 (no loop: row stays scalar).  *scanned: the
+ * consecutive rows from `row` on that shift alike; a loop starting inside
+ * them would end where they end, so the caller tries next at row +
+ * *scanned - 1 (linear). */
+void st_run_loops_begin(St *t);
 uint32_t st_run_loop(St *t, uint32_t row, Expr *res, SysLoop *l, uint32_t *scanned);
 /* the lowered value of the assigned sv as its run's representative's
  * renamed, or NULL (lower it) */
@@ -285,7 +292,8 @@ Expr *st_resid_sv(St *t, uint32_t r);
 Expr *st_block_res(St *t, Block *b);
 /* the lowered leaves of a renamed row's representative (from) and of the
  * row (to), from[i] -> to[i] (NULL both: a variable without a leaf, an
- * assigned one), and the variables they lower (vfrom[i] -> vto[i],
+ * assigned one; `to` NULL for a row of a loop item: lower vto on
+ * integers), and the variables they lower (vfrom[i] -> vto[i],
  * ascending); the representative's row, or -1 when st_run_jac_row gives
  * none */
 typedef struct {

@@ -202,30 +202,44 @@ typedef struct SysStateSet {
 } SysStateSet;
 
 /* A loop item of the residual (docs/ARCHITECTURE.md, "Arrays", stage 3
- * step 3): `count` consecutive residual rows row .. row + count - 1 that
- * are one row template read at shifted slots, the rows of a run of like
- * template instances.  Row row + j is `res` with every leaf leaf[i] (a Y,
- * YP or P leaf of res) read at index leaf[i]->index + j * stride[i]; every
- * other leaf (TIME, constants) as it is.  So row row + j is exactly the
+ * step 3): `count` residual rows that are one row template read at
+ * shifted slots, the rows of a run of like template instances, over a box
+ * of up to SYS_LOOP_MAX_DIM dimensions (a line, the lines of a plane, the
+ * planes of a block of a 3-D grid).  Instance j of the item has the
+ * multi-index (i_0, i_1, i_2) with j = i_0 + dim_count[0] * (i_1 +
+ * dim_count[1] * i_2) (dimension 0 innermost); it is row
+ *   row + sum over d of i_d * dim_row[d]
+ * and that row is `res` with every leaf leaf[i] (a Y, YP or P leaf of res)
+ * read at index leaf[i]->index + sum over d of i_d * stride[d * nleaf + i];
+ * every other leaf (TIME, constants) as it is.  So each row is exactly the
  * Expr sys_expand builds by that renaming (the same tree the scalar path
- * builds for it).  Its Jacobian entries: nent per row, one per distinct
- * column of res in jac_row's order; entry e of row row + j is in column
- * col[e] + j * col_stride[e], its derivatives are dy[e], dyp[e] read like
- * res, and it is stored at CSC position jac_pos[j * nent + e] (the
- * positions are not affine where the band meets an edge).  For those rows
- * and positions resid[] and jac_dy/jac_dyp[] are NULL until sys_expand. */
+ * builds for it).  A 1-D item of consecutive rows (dim_row[0] = 1) is the
+ * one-dimensional case, nothing apart.  The rows need not be consecutive:
+ * other rows (scalar ones, other items) may lie between them; dim_row[d]
+ * is at least the rows spanned by dimensions below d, so a row's
+ * multi-index is found by division.  Its Jacobian entries: nent per row,
+ * one per distinct column of res in jac_row's order; entry e of instance
+ * j is in column col[e] + sum over d of i_d * col_stride[d * nent + e],
+ * its derivatives are dy[e], dyp[e] read like res, and it is stored at CSC
+ * position jac_pos[j * nent + e] (the positions are not affine where the
+ * band meets an edge).  For those rows and positions resid[] and
+ * jac_dy/jac_dyp[] are NULL until sys_expand. */
 #define SYS_LOOP_MAX_ENT 64       /* at most nent (the structure phase's bound;
                                      codegen's loop period must hold it) */
+#define SYS_LOOP_MAX_DIM 3
 typedef struct SysLoop {
-    uint32_t row, count;          /* rows row .. row + count - 1 */
+    uint32_t row, count;          /* its first row; instances (the product of dim_count) */
+    uint32_t ndim;                /* 1 .. SYS_LOOP_MAX_DIM */
+    uint32_t dim_count[SYS_LOOP_MAX_DIM]; /* instances along dimension d */
+    uint32_t dim_row[SYS_LOOP_MAX_DIM];   /* row step along dimension d */
     Expr *res;                    /* row `row`, over Y, YP, P, TIME (no MODE,
                                      no relation: events are per row) */
     uint32_t nleaf;
     Expr **leaf;                  /* [nleaf] the distinct Y, YP, P leaves of res */
-    int32_t *stride;              /* [nleaf] index step per row */
+    int32_t *stride;              /* [ndim * nleaf] index step along each dimension */
     uint32_t nent;
     uint32_t *col;                /* [nent] column of entry e in row `row` */
-    int32_t *col_stride;          /* [nent] */
+    int32_t *col_stride;          /* [ndim * nent] */
     Expr **dy, **dyp;             /* [nent] dres/dy_col, dres/dy'_col */
     int32_t *jac_pos;             /* [count * nent] CSC positions */
 } SysLoop;
@@ -272,9 +286,12 @@ typedef struct System {
     Expr **jac_dy;                /* [jac_nnz] dF_row/dy_col */
     Expr **jac_dyp;               /* [jac_nnz] dF_row/dy'_col; J = dy + cj*dyp */
     /* rows given as loop items (SysLoop above), ascending row, disjoint;
-     * their resid[] and jac_dy/jac_dyp[] entries are NULL */
+     * their resid[] and jac_dy/jac_dyp[] entries are NULL; their rows
+     * may interleave (a box's rows around the rows of its boundary) */
     uint32_t nloops;
-    SysLoop *loops;               /* [nloops] */
+    SysLoop *loops;               /* [nloops] ascending first row */
+    uint32_t *row_loop;           /* [ny] k + 1 for a row of loops[k], 0 for a
+                                     scalar row (sys_index_loops) */
 
     /* the BLT block sequence of F (see above) */
     uint32_t nblocks;
@@ -424,6 +441,12 @@ typedef struct System {
  * a consumer that wants every row as an Expr (dumps, FMI); it needs an
  * unsealed context.  O(size of the expanded rows). */
 void sys_expand(System *s);
+/* Fills row_loop from loops (allocated from the context's arena).  O(rows). */
+void sys_index_loops(System *s);
+/* Row of instance j of loop l, and the offset sum over d of i_d *
+ * step[d * n + k] of its multi-index (a leaf's or a column's index step). */
+uint32_t sys_loop_row(const SysLoop *l, uint32_t j);
+int64_t sys_loop_offset(const SysLoop *l, uint32_t j, const int32_t *step, uint32_t n, uint32_t k);
 /* The residual row r as a template and where it is read: resid[r] with
  * at->loop NULL, or the loop's res at instance at->j. */
 Expr *sys_resid_at(const System *s, uint32_t r, SysAt *at);

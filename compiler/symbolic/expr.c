@@ -70,7 +70,9 @@ uint32_t expr_count(const ExprCtx *c) { return c->count; }
 void expr_ctx_seal(ExprCtx *c) {
     if (c->sealed) return;
     arena_release(c->arena, c->table, sizeof *c->table * c->cap);
-    c->table = NULL;
+    arena_release(c->arena, c->old, sizeof *c->old * c->old_cap);
+    arena_release(c->arena, c->next, sizeof *c->next * c->cap * 2);
+    c->table = c->old = c->next = NULL;
     for (int k = 0; k <= EXPR_Z - EXPR_VAR; k++) {
         arena_release(c->arena, c->leaf_cache[k], sizeof(Expr *) * c->leaf_cap[k]);
         c->leaf_cache[k] = NULL;
@@ -153,25 +155,62 @@ static void table_put(uint64_t *t, uint32_t mask, uint64_t slot) {
     t[i] = slot;
 }
 
-/* The table again at twice the slots.  A slot's new place is written LAG
- * slots after its line was prefetched, so several misses are in flight
- * instead of one at a time. */
-enum { LAG = 16 };
-static void table_grow(ExprCtx *c) {
-    uint32_t cap = c->cap * 2, mask = cap - 1, n = 0;
-    uint64_t *t = table_alloc(c->arena, cap), pend[LAG];
-    for (uint32_t i = 0; i < c->cap; i++) {
-        uint64_t s = c->table[i];
-        if (!s) continue;
-        __builtin_prefetch(&t[(uint32_t)(s >> 32) & mask], 1);
-        uint32_t k = n++ % LAG;
-        if (n > LAG) table_put(t, mask, pend[k]);
-        pend[k] = s;
+/* Growing is spread over the nodes created around it, so that it costs
+ * each creation a constant instead of costing one creation the size of
+ * the model (a step in the time of whichever pass crossed the threshold,
+ * at a size that depends on the model).  Both of its costs are spread:
+ *   - the pages of the doubled table: a fresh page is zeroed by the
+ *     kernel when first written, and the table's writes are random, so
+ *     its pages would all be faulted in within a few thousand creations
+ *     of the growth (0.1 to 1 ms per MB here).  From load 9/16 on, the
+ *     next table is allocated and each creation writes the next of its
+ *     pages, in order, so they are all in by load 3/4;
+ *   - the copy: after the growth, the outgrown table stays beside the
+ *     new one and still answers lookups (nodes made before the growth
+ *     are in it, nodes made after are in the new one), and each node
+ *     created copies the next MOVE_STEP of its slots over.  The copy ends
+ *     after old_cap / MOVE_STEP creations (from load 3/8 of the new
+ *     table to 13/24), before the next table is begun.  A step's
+ *     destinations are prefetched before they are written, so their
+ *     misses overlap. */
+enum { MOVE_STEP = 3, PAGE_SLOTS = 4096 / sizeof(uint64_t) };
+
+static void table_move(ExprCtx *c, uint32_t nslots) {
+    uint32_t mask = c->cap - 1, end = c->old_cap - c->moved < nslots ? c->old_cap : c->moved + nslots;
+    for (uint32_t i = c->moved; i < end; i++)
+        if (c->old[i]) __builtin_prefetch(&c->table[(uint32_t)(c->old[i] >> 32) & mask], 1);
+    for (uint32_t i = c->moved; i < end; i++)
+        if (c->old[i]) table_put(c->table, mask, c->old[i]);
+    c->moved = end;
+    if (end < c->old_cap) return;
+    arena_release(c->arena, c->old, sizeof *c->old * c->old_cap);
+    c->old = NULL;
+    c->old_cap = c->moved = 0;
+}
+
+/* after a creation: the copy's next step, or the next table's pages as
+ * far as the load has come from 9/16 towards 3/4 */
+static void table_step(ExprCtx *c) {
+    if (c->old) {
+        table_move(c, MOVE_STEP);
+        return;
     }
-    for (uint32_t k = 0; k < n && k < LAG; k++) table_put(t, mask, pend[k]);
-    arena_release(c->arena, c->table, sizeof *c->table * c->cap);
-    c->table = t;
-    c->cap = cap;
+    uint64_t load16 = (uint64_t)c->count * 16, cap = c->cap;
+    if (load16 < cap * 9) return;
+    if (!c->next) c->next = table_alloc(c->arena, cap * 2), c->touched = 0;
+    uint64_t want = (load16 - cap * 9) * 2 / 3; /* of 2 cap slots at load16 = 12 cap */
+    if (want > cap * 2) want = cap * 2;
+    for (volatile uint64_t *t = c->next; c->touched < want; c->touched += PAGE_SLOTS) t[c->touched] = 0;
+}
+
+static void table_grow(ExprCtx *c) {
+    while (c->old) table_move(c, 1u << 16); /* not reached: the last copy is done by now */
+    c->old = c->table;
+    c->old_cap = c->cap;
+    c->moved = 0;
+    c->table = c->next ? c->next : table_alloc(c->arena, c->cap * 2);
+    c->next = NULL;
+    c->cap *= 2;
 }
 
 /* Expr.shape and Expr.lead (expr_cmp_canon) from the arguments' */
@@ -234,21 +273,35 @@ static Expr *sealed_node(ExprCtx *c, const Expr *tmpl) {
     return e;
 }
 
-Expr *expr_intern(ExprCtx *c, const Expr *tmpl) {
-    if (c->sealed) return sealed_node(c, tmpl);
-    if (((uint64_t)c->count + 1) * 4 > (uint64_t)c->cap * 3) table_grow(c);
-    uint32_t h = (uint32_t)node_hash(tmpl), mask = c->cap - 1, i = h & mask;
-    for (uint64_t s; (s = c->table[i]); i = (i + 1) & mask) {
+/* the node equal to tmpl in table t, or NULL with *i at the empty slot
+ * that ends its probe sequence (from *i, its home) */
+static Expr *table_find(ExprCtx *c, const uint64_t *t, uint32_t cap, uint32_t h, const Expr *tmpl, uint32_t *i) {
+    uint32_t mask = cap - 1;
+    for (uint64_t s; (s = t[*i]); *i = (*i + 1) & mask) {
         if ((uint32_t)(s >> 32) != h) continue;
         Expr *e = pool_at(c, (uint32_t)s);
         if (node_equal(e, tmpl)) return e;
     }
-    Expr *e = pool_at(c, c->count + 1);
+    return NULL;
+}
+
+Expr *expr_intern(ExprCtx *c, const Expr *tmpl) {
+    if (c->sealed) return sealed_node(c, tmpl);
+    if (((uint64_t)c->count + 1) * 4 > (uint64_t)c->cap * 3) table_grow(c);
+    uint32_t h = (uint32_t)node_hash(tmpl), i = h & (c->cap - 1);
+    Expr *e = table_find(c, c->table, c->cap, h, tmpl, &i);
+    if (!e && c->old) {
+        uint32_t j = h & (c->old_cap - 1);
+        e = table_find(c, c->old, c->old_cap, h, tmpl, &j);
+    }
+    if (e) return e;
+    e = pool_at(c, c->count + 1);
     *e = *tmpl;
     if (e->kind == EXPR_CONST && e->value == 0.0) e->value = 0.0;
     e->id = ++c->count;
     set_canon_keys(e);
     c->table[i] = (uint64_t)h << 32 | e->id;
+    table_step(c);
     return e;
 }
 

@@ -11,6 +11,11 @@ struct ExprCtx {
     uint64_t *table;    /* hash-consing table (expr.c, "the node table"):
                            [cap] slots, 0 or (hash << 32 | node id) */
     uint32_t cap, count;
+    uint64_t *next;     /* from load 9/16: the table's successor (2 cap
+                           slots), its pages written before `touched` */
+    uint64_t *old;      /* after a growth: the outgrown table, whose slots
+                           before `moved` are copied into `table` */
+    uint32_t touched, old_cap, moved;
     Expr *pool[EXPR_POOL_BLOCKS]; /* the nodes by id: block k holds ids
                            from POOL_FIRST (2^k - 1) + 1, 2^k POOL_FIRST of them */
     HashMap diff_memo;  /* (node id << 32 | leaf id) -> derivative */

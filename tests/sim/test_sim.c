@@ -154,58 +154,78 @@ START_TEST(robertson_stiff_dae) {
 }
 END_TEST
 
-/* The plate of tests/arrays/loops.dyad (PlateRows, N x M cells,
- * insulated, G = 1, a unit heat flow into cell [1, 1], T = 0 at t = 0),
- * whose residual and Jacobian the codegen emits as nests (cg_loop.c).
- * Closed form of the semi-discrete system T' = -L T + e_11 by the modes
- * of the grid Laplacian with insulated edges: phi_k(i) = cos(pi k (i -
- * 1/2) / N), lambda_kl = 4 - 2 cos(pi k / N) - 2 cos(pi l / M), each mode
- * growing as (1 - exp(-lambda t)) / lambda (t for lambda = 0). */
-static double plate_mode(int k, int i, int n) { return cos(acos(-1.0) * k * (i - 0.5) / n); }
+/* The grids of tests/arrays/loops.dyad (PlateRows: N x M cells, Cube: N x
+ * M x K; insulated, G = 1, a unit heat flow into the first cell, T = 0 at
+ * t = 0), whose interior cells are loop items of two and three dimensions
+ * (structure/runs.c) and whose boundary rows the codegen rerolls
+ * (cg_loop.c).  Closed form of the semi-discrete system T' = -L T + e_1 by
+ * the modes of the grid Laplacian with insulated edges: along a dimension
+ * of n cells phi_k(i) = cos(pi k (i - 1/2) / n) with eigenvalue 2 - 2
+ * cos(pi k / n), a mode's eigenvalue the sum over the dimensions, each
+ * mode growing as (1 - exp(-lambda t)) / lambda (t for lambda = 0). */
+static double grid_mode(int k, int i, int n) { return cos(acos(-1.0) * k * (i - 0.5) / n); }
 
-static double plate_exact(int n, int m, int i, int j, double t) {
+static double grid_exact(int dims, const int *n, const int *at, double t) {
+    int k[3] = {0, 0, 0};
     double sum = 0;
-    for (int k = 0; k < n; k++)
-        for (int l = 0; l < m; l++) {
-            double lambda = 4 - 2 * cos(acos(-1.0) * k / n) - 2 * cos(acos(-1.0) * l / m);
-            double growth = k == 0 && l == 0 ? t : -expm1(-lambda * t) / lambda;
-            double norm = (k ? n / 2.0 : n) * (l ? m / 2.0 : m);
-            sum += plate_mode(k, 1, n) * plate_mode(l, 1, m) * plate_mode(k, i, n) * plate_mode(l, j, m) / norm *
-                   growth;
+    for (;;) {
+        double lambda = 0, norm = 1, w = 1;
+        for (int d = 0; d < dims; d++) {
+            lambda += 2 - 2 * cos(acos(-1.0) * k[d] / n[d]);
+            norm *= k[d] ? n[d] / 2.0 : n[d];
+            w *= grid_mode(k[d], 1, n[d]) * grid_mode(k[d], at[d], n[d]);
         }
-    return sum;
+        sum += w / norm * (lambda == 0 ? t : -expm1(-lambda * t) / lambda);
+        int d = dims - 1;
+        while (d >= 0 && ++k[d] == n[d]) k[d--] = 0;
+        if (d < 0) return sum;
+    }
 }
 
-START_TEST(plate_nests) {
-    enum { N = 6, M = 24 };
+/* Runs the model and returns the largest deviation of its N x M (x K)
+ * columns (row-major, the header says so) from the closed form. */
+static double grid_error(const char *model, int dims, const int *n, const char *header, const char *last) {
+    char csv[64], log[64];
+    snprintf(csv, sizeof csv, "sim_%s.csv", model);
+    snprintf(log, sizeof log, "sim_%s.log", model);
     char *argv[] = {(char *)DYADC, "run", (char *)SRC("tests/arrays/loops.dyad"), "--no-stdlib", "--model",
-                    "PlateRows", "--stop", "3", "--interval", "0.5", "--rtol", "1e-9", "--atol", "1e-12",
-                    "-o", "sim_plate.csv", NULL};
-    ck_assert_int_eq(st_run(argv, "sim_plate.log"), 0);
-    /* the names hold commas (T[1,2]): read the columns by position, the
-     * header says they are row-major */
-    FILE *f = fopen("sim_plate.csv", "r");
+                    (char *)model, "--stop", "3", "--interval", "0.5", "--rtol", "1e-9", "--atol", "1e-12",
+                    "-o", csv, NULL};
+    ck_assert_int_eq(st_run(argv, log), 0);
+    FILE *f = fopen(csv, "r");  /* the names hold commas (T[1,2]): columns by position */
     ck_assert_ptr_nonnull(f);
     static char line[1 << 16];
     ck_assert_ptr_nonnull(fgets(line, sizeof line, f));
-    ck_assert_msg(strncmp(line, "time,T[1,1],T[1,2],", 19) == 0 && strstr(line, ",T[2,1],T[2,2],") &&
-                  strstr(line, ",T[6,24]\n"), "header: %.60s", line);
+    ck_assert_msg(strncmp(line, header, strlen(header)) == 0 && strstr(line, last), "header: %.60s", line);
     double err = 0;
-    int rows = 0;
+    int rows = 0, cells = 1;
+    for (int d = 0; d < dims; d++) cells *= n[d];
     for (; fgets(line, sizeof line, f); rows++) {
         char *p = line;
         double t = strtod(p, &p);
-        for (int i = 1; i <= N; i++)
-            for (int j = 1; j <= M; j++) {
-                ck_assert_int_eq(*p, ',');
-                double e = fabs(strtod(p + 1, &p) - plate_exact(N, M, i, j, t));
-                if (!(e <= err)) err = e;
-            }
+        for (int c = 0; c < cells; c++) {
+            int at[3], q = c;
+            for (int d = dims - 1; d >= 0; q /= n[d], d--) at[d] = q % n[d] + 1;
+            ck_assert_int_eq(*p, ',');
+            double e = fabs(strtod(p + 1, &p) - grid_exact(dims, n, at, t));
+            if (!(e <= err)) err = e;
+        }
     }
     fclose(f);
     ck_assert_int_eq(rows, 7);
-    fprintf(stderr, "PlateRows: max |T - closed form| = %.3g\n", err);
+    fprintf(stderr, "%s: max |T - closed form| = %.3g\n", model, err);
+    return err;
+}
+
+START_TEST(plate_nests) {
+    double err = grid_error("PlateRows", 2, (const int[]){6, 24}, "time,T[1,1],T[1,2],", ",T[6,24]\n");
     ck_assert_msg(err < 1e-6, "PlateRows error %g", err);
+}
+END_TEST
+
+START_TEST(cube_box) {
+    double err = grid_error("Cube", 3, (const int[]){6, 7, 8}, "time,T[1,1,1],T[1,1,2],", ",T[6,7,8]\n");
+    ck_assert_msg(err < 1e-6, "Cube error %g", err);
 }
 END_TEST
 
@@ -221,6 +241,7 @@ int main(void) {
     tcase_add_test(tc, unsolvable_algebraic_equation_is_named);
     tcase_add_test(tc, robertson_stiff_dae);
     tcase_add_test(tc, plate_nests);
+    tcase_add_test(tc, cube_box);
     suite_add_tcase(s, tc);
     int failed = check_failures(s);
     return failed ? 1 : 0;

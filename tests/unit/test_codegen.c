@@ -807,13 +807,14 @@ START_TEST(test_loops_bitwise) {
 }
 END_TEST
 
-/* The ladder's interior rows 60 .. N-2 as one loop item (System.loops,
- * built here by hand as the structure phase builds it for a run): the
- * leaves of row 60 with their strides (y, y' by 1, p by 2), one Jacobian
- * template per column and the CSC positions.  Compiled, it computes the
- * scalar System's residual and Jacobian bit for bit; sys_expand gives back
- * the scalar rows and entries (the same hash-consed nodes). */
-static void ladder_loop(TestSys *t, System *l, uint32_t first, uint32_t count) {
+/* A copy of t's System (l) with a loop item over the box (ndim
+ * dimensions, count[d] instances and row step rstep[d] along d) from row
+ * `first`, built by hand as the structure phase builds it for a run: the
+ * leaves of the first row with their index steps (stride[d * nleaf + i]),
+ * one Jacobian template per distinct column (a Y or YP leaf) and the CSC
+ * positions of every instance's entries; its rows and entries NULL. */
+static SysLoop *box_loop(TestSys *t, System *l, uint32_t first, uint32_t ndim, const uint32_t *count,
+                         const uint32_t *rstep, uint32_t nleaf, Expr *const *leaf, const int32_t *stride) {
     const System *s = &t->s;
     *l = *s;
     l->resid = ARENA_ARRAY(t->arena, Expr *, s->ny);
@@ -823,36 +824,102 @@ static void ladder_loop(TestSys *t, System *l, uint32_t first, uint32_t count) {
     memcpy(l->jac_dy, s->jac_dy, sizeof *l->jac_dy * s->jac_nnz);
     memcpy(l->jac_dyp, s->jac_dyp, sizeof *l->jac_dyp * s->jac_nnz);
     SysLoop *p = ARENA_NEW(t->arena, SysLoop);
-    Expr *res = s->resid[first];
-    Expr *leaf[7] = {Y(t, first - 1), Y(t, first), Y(t, first + 1), YP(t, first),
-                     P(t, 2 * first), P(t, 2 * first + 1), P(t, 2 * first + 2)};
-    static int32_t stride[7] = {1, 1, 1, 1, 2, 2, 2};
-    *p = (SysLoop){.row = first, .count = count, .res = res, .nleaf = 7, .stride = stride, .nent = 3};
-    p->leaf = ARENA_ARRAY(t->arena, Expr *, 7);
-    memcpy(p->leaf, leaf, sizeof leaf);
-    p->col = ARENA_ARRAY(t->arena, uint32_t, 3);
-    p->col_stride = ARENA_ARRAY(t->arena, int32_t, 3);
-    p->dy = ARENA_ARRAY(t->arena, Expr *, 3);
-    p->dyp = ARENA_ARRAY(t->arena, Expr *, 3);
-    p->jac_pos = ARENA_ARRAY(t->arena, int32_t, 3 * count);
-    for (uint32_t e = 0; e < 3; e++) {
-        p->col[e] = first - 1 + e;
-        p->col_stride[e] = 1;
-        p->dy[e] = expr_diff(t->x, res, Y(t, p->col[e]));
-        p->dyp[e] = expr_diff(t->x, res, YP(t, p->col[e]));
+    *p = (SysLoop){.row = first, .count = 1, .ndim = ndim, .res = s->resid[first], .nleaf = nleaf};
+    for (uint32_t d = 0; d < ndim; d++) p->dim_count[d] = count[d], p->dim_row[d] = rstep[d], p->count *= count[d];
+    p->leaf = ARENA_ARRAY(t->arena, Expr *, nleaf);
+    p->stride = ARENA_ARRAY(t->arena, int32_t, ndim * nleaf);
+    memcpy(p->leaf, leaf, sizeof *leaf * nleaf);
+    memcpy(p->stride, stride, sizeof *stride * ndim * nleaf);
+    p->col = ARENA_ARRAY(t->arena, uint32_t, nleaf);
+    p->col_stride = ARENA_ARRAY(t->arena, int32_t, ndim * nleaf);
+    p->dy = ARENA_ARRAY(t->arena, Expr *, nleaf);
+    p->dyp = ARENA_ARRAY(t->arena, Expr *, nleaf);
+    uint32_t of[64];                              /* entry -> its leaf */
+    for (uint32_t i = 0; i < nleaf; i++) {
+        if (leaf[i]->kind != EXPR_Y && leaf[i]->kind != EXPR_YP) continue;
+        uint32_t e = 0;
+        while (e < p->nent && p->col[e] != leaf[i]->index) e++;
+        if (e < p->nent) continue;
+        of[p->nent] = i;
+        p->col[p->nent] = leaf[i]->index;
+        p->dy[p->nent] = expr_diff(t->x, p->res, Y(t, leaf[i]->index));
+        p->dyp[p->nent++] = expr_diff(t->x, p->res, YP(t, leaf[i]->index));
     }
-    for (uint32_t j = 0; j < count; j++) {
-        l->resid[first + j] = NULL;
-        for (uint32_t e = 0; e < 3; e++) {
-            uint32_t col = first - 1 + j + e;
+    for (uint32_t d = 0; d < ndim; d++)
+        for (uint32_t e = 0; e < p->nent; e++) p->col_stride[d * p->nent + e] = stride[d * nleaf + of[e]];
+    p->jac_pos = ARENA_ARRAY(t->arena, int32_t, p->nent * p->count);
+    for (uint32_t j = 0; j < p->count; j++) {
+        uint32_t row = sys_loop_row(p, j);
+        l->resid[row] = NULL;
+        for (uint32_t e = 0; e < p->nent; e++) {
+            uint32_t col = (uint32_t)(p->col[e] + sys_loop_offset(p, j, p->col_stride, p->nent, e));
             int32_t k = s->jac_colptr[col];
-            while (s->jac_rowidx[k] != (int32_t)(first + j)) k++;
-            p->jac_pos[3 * j + e] = k;
+            while (k < s->jac_colptr[col + 1] && s->jac_rowidx[k] != (int32_t)row) k++;
+            ck_assert_int_lt(k, s->jac_colptr[col + 1]);
+            p->jac_pos[p->nent * j + e] = k;
             l->jac_dy[k] = l->jac_dyp[k] = NULL;
         }
     }
     l->nloops = 1;
     l->loops = p;
+    sys_index_loops(l);
+    return p;
+}
+
+/* The ladder's interior rows 60 .. N-2 as one loop item of one
+ * dimension: the leaves of row 60 with their strides (y, y' by 1, p by
+ * 2).  Compiled, it computes the scalar System's residual and Jacobian bit
+ * for bit; sys_expand gives back the scalar rows and entries (the same
+ * hash-consed nodes). */
+static void ladder_loop(TestSys *t, System *l, uint32_t first, uint32_t count) {
+    Expr *leaf[7] = {Y(t, first - 1), Y(t, first), Y(t, first + 1), YP(t, first),
+                     P(t, 2 * first), P(t, 2 * first + 1), P(t, 2 * first + 2)};
+    static const int32_t stride[7] = {1, 1, 1, 1, 2, 2, 2};
+    box_loop(t, l, first, 1, &count, (const uint32_t[]){1}, 7, leaf, stride);
+}
+
+/* The loop item computes what the scalar System computes, bit for bit,
+ * on random points and with a NaN inside the item; sys_expand gives back
+ * the scalar rows and entries (the same nodes). */
+static void assert_loop_item(TestSys *t, System *l, uint32_t n, uint32_t min_loops) {
+    CgOptions o;
+    cg_options_init(&o);
+    CgStats st;
+    ck_assert_int_eq(cg_stats(l, &o, &st), 0);
+    ck_assert_uint_ge(st.loops, min_loops);
+    CgJit *jl = cg_jit_compile(l, &o), *js = cg_jit_compile(&t->s, &o);
+    ck_assert_ptr_nonnull(jl);
+    ck_assert_ptr_nonnull(js);
+    uint32_t np = t->s.np, nnz = t->s.jac_nnz, nan_at = sys_loop_row(&l->loops[0], l->loops[0].count / 2);
+    double *buf = ARENA_ARRAY(t->arena, double, 4 * (np + 1) + 4 * n);
+    double *r[2], *jac[2], *out[2];
+    for (int k = 0; k < 2; k++) {
+        r[k] = ARENA_ARRAY(t->arena, double, n);
+        jac[k] = ARENA_ARRAY(t->arena, double, nnz);
+        out[k] = ARENA_ARRAY(t->arena, double, t->s.nout + 1);
+    }
+    for (int rep = 0; rep < 5; rep++) {
+        Point pt;
+        random_point(&pt, buf, np > n ? np : n);
+        if (rep == 4) pt.y[nan_at] = NAN;           /* a row inside the loop item */
+        int rc[2][2];
+        eval_model(cg_jit_model(jl), l, &pt, r[0], jac[0], out[0], rc[0]);
+        eval_model(cg_jit_model(js), &t->s, &pt, r[1], jac[1], out[1], rc[1]);
+        ck_assert_int_eq(rc[0][0], rep == 4);
+        ck_assert_mem_eq(r[0], r[1], sizeof(double) * n);
+        ck_assert_mem_eq(jac[0], jac[1], sizeof(double) * nnz);
+        if (rep == 4) continue;
+        for (uint32_t i = 0; i < n; i++) assert_close(r[0][i], ev(t->s.resid[i], &pt), "resid", i);
+    }
+    cg_jit_free(jl);
+    cg_jit_free(js);
+    sys_expand(l);
+    ck_assert_uint_eq(l->nloops, 0);
+    for (uint32_t i = 0; i < n; i++) ck_assert_ptr_eq(l->resid[i], t->s.resid[i]);
+    for (uint32_t k = 0; k < nnz; k++) {
+        ck_assert_ptr_eq(l->jac_dy[k], t->s.jac_dy[k]);
+        ck_assert_ptr_eq(l->jac_dyp[k], t->s.jac_dyp[k]);
+    }
 }
 
 START_TEST(test_loop_items) {
@@ -860,41 +927,11 @@ START_TEST(test_loop_items) {
     TestSys *t = ladder_system(N);
     System l;
     ladder_loop(t, &l, 60, N - 61);
-    CgOptions o;
-    cg_options_init(&o);
-    CgStats st;
-    ck_assert_int_eq(cg_stats(&l, &o, &st), 0);
-    ck_assert_uint_ge(st.loops, 2);                /* the loop item's residual and Jacobian */
-    CgJit *jl = cg_jit_compile(&l, &o), *js = cg_jit_compile(&t->s, &o);
-    ck_assert_ptr_nonnull(jl);
-    ck_assert_ptr_nonnull(js);
-    static double buf[4 * (2 * N + 1)], r[2][N], jac[2][4 * N], out[2][3 * N];
-    for (int rep = 0; rep < 5; rep++) {
-        Point pt;
-        random_point(&pt, buf, 2 * N + 1);
-        if (rep == 4) pt.y[100] = NAN;             /* a row inside the loop item */
-        int rc[2][2];
-        eval_model(cg_jit_model(jl), &l, &pt, r[0], jac[0], out[0], rc[0]);
-        eval_model(cg_jit_model(js), &t->s, &pt, r[1], jac[1], out[1], rc[1]);
-        ck_assert_int_eq(rc[0][0], rep == 4);
-        ck_assert_mem_eq(r[0], r[1], sizeof r[0]);
-        ck_assert_mem_eq(jac[0], jac[1], sizeof(double) * t->s.jac_nnz);
-        if (rep == 4) continue;
-        for (uint32_t i = 0; i < N; i++) assert_close(r[0][i], ev(t->s.resid[i], &pt), "resid", i);
-    }
     SysAt at;                                      /* row 100 read on integers */
     ck_assert_ptr_eq(sys_resid_at(&l, 100, &at), l.loops[0].res);
     ck_assert_uint_eq(at.j, 40);
     ck_assert_uint_eq(sys_at_index(&at, P(t, 122)), 202);
-    sys_expand(&l);
-    ck_assert_uint_eq(l.nloops, 0);
-    for (uint32_t i = 0; i < N; i++) ck_assert_ptr_eq(l.resid[i], t->s.resid[i]);
-    for (uint32_t k = 0; k < t->s.jac_nnz; k++) {
-        ck_assert_ptr_eq(l.jac_dy[k], t->s.jac_dy[k]);
-        ck_assert_ptr_eq(l.jac_dyp[k], t->s.jac_dyp[k]);
-    }
-    cg_jit_free(jl);
-    cg_jit_free(js);
+    assert_loop_item(t, &l, N, 2);                 /* the loop item's residual and Jacobian */
     ts_free(t);
 }
 END_TEST
@@ -934,6 +971,36 @@ static TestSys *plate_system(uint32_t ni, uint32_t nj) {
     t->s.coef_check_msg = names(t, "coef", n);
     return t;
 }
+
+/* The plate's interior cells (rows i * NJ + j, 1 <= i <= NI - 2, 1 <= j
+ * <= NJ - 2) as one loop item of two dimensions: lines of NJ - 2
+ * consecutive rows, NI - 2 of them NJ rows apart, the boundary rows
+ * between them scalar.  Its leaves move by 1 (y, y') and 2 (p) along a
+ * line, NJ and 2 NJ from line to line.  It computes the scalar System's
+ * residual and Jacobian bit for bit, read on integers (sys_resid_at) and
+ * expanded (sys_expand). */
+START_TEST(test_box_items) {
+    enum { NI = 12, NJ = 40, N = NI * NJ, C0 = NJ + 1 };
+    TestSys *t = plate_system(NI, NJ);
+    Expr *leaf[8] = {Y(t, C0 - NJ), Y(t, C0 - 1), Y(t, C0), Y(t, C0 + 1), Y(t, C0 + NJ), YP(t, C0),
+                     P(t, 2 * C0), P(t, 2 * C0 + 1)};
+    static const int32_t stride[16] = {1, 1, 1, 1, 1, 1, 2, 2, NJ, NJ, NJ, NJ, NJ, NJ, 2 * NJ, 2 * NJ};
+    System l;
+    SysLoop *p = box_loop(t, &l, C0, 2, (const uint32_t[]){NJ - 2, NI - 2}, (const uint32_t[]){1, NJ}, 8, leaf,
+                          stride);
+    ck_assert_uint_eq(p->count, (NI - 2) * (NJ - 2));
+    ck_assert_uint_eq(p->nent, 5);
+    SysAt at;                                      /* cell (5, 7) read on integers: instance 4 * 38 + 6 */
+    ck_assert_ptr_eq(sys_resid_at(&l, 5 * NJ + 7, &at), p->res);
+    ck_assert_uint_eq(at.j, 4 * (NJ - 2) + 6);
+    ck_assert_uint_eq(sys_at_index(&at, Y(t, C0 + NJ)), 6 * NJ + 7);
+    ck_assert_uint_eq(sys_at_index(&at, P(t, 2 * C0 + 1)), 2 * (5 * NJ + 7) + 1);
+    ck_assert_ptr_eq(sys_resid_at(&l, 5 * NJ + NJ - 1, &at), t->s.resid[5 * NJ + NJ - 1]); /* a boundary row */
+    ck_assert_ptr_null(at.loop);
+    assert_loop_item(t, &l, N, 2);
+    ts_free(t);
+}
+END_TEST
 
 /* Lines of the IR (a table or a name list is one line whatever its size). */
 static size_t ir_lines(const System *s, const CgOptions *o) {
@@ -1210,6 +1277,7 @@ static Suite *codegen_suite(void) {
     tcase_add_test(tc, test_bulk_object);
     tcase_add_test(tc, test_loops_bitwise);
     tcase_add_test(tc, test_loop_items);
+    tcase_add_test(tc, test_box_items);
     tcase_add_test(tc, test_nests_bitwise);
     tcase_add_test(tc, test_dump_ir);
     tcase_add_test(tc, test_empty_system);

@@ -5,6 +5,7 @@
 
 #include "../check_run.h"
 #include <math.h>
+#include <stdlib.h>
 
 #include "expr.h"
 
@@ -191,6 +192,33 @@ START_TEST(operand_order_is_canonical) {
 }
 END_TEST
 
+/* The node table grows while nodes are made: across several doublings
+ * (its copy to the larger table spread over later creations), a node made
+ * before, during or after a copy is found again, not made twice. */
+START_TEST(hash_consing_across_table_growth) {
+    Arena *a = arena_new();
+    ExprCtx *c = expr_ctx_new(a);
+    enum { N = 600000 };
+    Expr **made = malloc(sizeof *made * N);
+    Expr *p = expr_leaf(c, EXPR_P, 0);
+    for (uint32_t i = 0; i < N; i++) {
+        made[i] = expr_mul(c, expr_leaf(c, EXPR_Y, i), p);
+        uint32_t n = expr_count(c);
+        /* the first node, one halfway back (before the last growth), the
+         * previous one: found, nothing new made */
+        ck_assert_ptr_eq(expr_mul(c, p, expr_leaf(c, EXPR_Y, 0)), made[0]);
+        ck_assert_ptr_eq(expr_mul(c, expr_leaf(c, EXPR_Y, i / 2), p), made[i / 2]);
+        ck_assert_ptr_eq(expr_mul(c, expr_leaf(c, EXPR_Y, i ? i - 1 : 0), p), made[i ? i - 1 : 0]);
+        ck_assert_uint_eq(expr_count(c), n);
+    }
+    for (uint32_t i = 0; i < N; i++) ck_assert_ptr_eq(expr_mul(c, expr_leaf(c, EXPR_Y, i), p), made[i]);
+    ck_assert_uint_eq(expr_count(c), 2 * N + 1);
+    expr_ctx_seal(c);
+    free(made);
+    arena_free(a);
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("expr");
     TCase *tc = tcase_create("core");
@@ -201,6 +229,7 @@ int main(void) {
     tcase_add_test(tc, deep_chains_do_not_overflow);
     tcase_add_test(tc, indexed_leaves_are_canonical);
     tcase_add_test(tc, operand_order_is_canonical);
+    tcase_add_test(tc, hash_consing_across_table_growth);
     suite_add_tcase(s, tc);
     int failed = check_failures(s);
     return failed ? 1 : 0;
