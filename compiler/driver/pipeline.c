@@ -329,7 +329,6 @@ static int fmu_write(Driver *d, OutFile *out) {
     FmiExport x = {.model_identifier = fmi_identifier(d->arena, d->output), .version = DYADC_VERSION};
     if (fmu_kind(d, &x)) return 1;
     phase_begin(d->clock, "fmi", true);
-    sys_expand(s);   /* modelDescription's dependencies read every row (fmi/depend.c) */
     char *xml = NULL;
     size_t len = 0;
     FILE *mem = open_memstream(&xml, &len);

@@ -13,6 +13,8 @@
  * between events and are not knowns of the continuous-time partials.
  * The sets are bitsets over the knowns, ordered by FMI index, so reading a
  * set's bits in order gives the ascending list the standard wants.
+ * The rows of a loop item (system.h) are read as its template with the
+ * leaves shifted (sys_resid_at), not expanded.
  * O(rows * leaves + blocks * knowns / 64); passes repeat until nothing
  * changes, in case a row reads an unknown of a later block (once when the
  * blocks are in BLT order).
@@ -72,25 +74,26 @@ static int number_knowns(FmiDeps *d, Arena *a, const System *s, const uint32_t *
     return 0;
 }
 
-void fmi_deps_of_expr(const FmiDeps *d, const System *s, Expr *e, uint64_t *set)
+void fmi_deps_of_expr(const FmiDeps *d, const System *s, Expr *e, const SysAt *at, uint64_t *set)
 {
     ExprVec leaves = {0};
     expr_leaves_any(s->ctx, e, &leaves);
     for (uint32_t k = 0; k < leaves.len; k++) {
         const Expr *l = leaves.data[k];
+        uint32_t i = at ? sys_at_index(at, l) : l->index;
         switch ((ExprKind)l->kind) {
         case EXPR_Y:
-            if (d->known_of_y[l->index] >= 0)
-                set_bit(set, (uint32_t)d->known_of_y[l->index]);
+            if (d->known_of_y[i] >= 0)
+                set_bit(set, (uint32_t)d->known_of_y[i]);
             else
-                set_or(set, d->z + (size_t)l->index * d->words, d->words);
+                set_or(set, d->z + (size_t)i * d->words, d->words);
             break;
         case EXPR_YP:
-            set_or(set, d->z + (size_t)l->index * d->words, d->words);
+            set_or(set, d->z + (size_t)i * d->words, d->words);
             break;
         case EXPR_P:
-            if (d->known_of_p[l->index] >= 0)
-                set_bit(set, (uint32_t)d->known_of_p[l->index]);
+            if (d->known_of_p[i] >= 0)
+                set_bit(set, (uint32_t)d->known_of_p[i]);
             break;
         default:                       /* time, modes, constants */
             break;
@@ -107,8 +110,11 @@ static bool pass(FmiDeps *d, const System *s, uint64_t *row)
         if (blk->ntear == 0)
             continue;
         memset(row, 0, sizeof *row * d->words);
-        for (uint32_t r = 0; r < blk->ntear; r++)
-            fmi_deps_of_expr(d, s, s->resid[blk->res_first + r], row);
+        for (uint32_t r = 0; r < blk->ntear; r++) {
+            SysAt at; /* a row of a loop item: its template, leaves shifted */
+            Expr *x = sys_resid_at(s, blk->res_first + r, &at);
+            fmi_deps_of_expr(d, s, x, &at, row);
+        }
         for (uint32_t u = 0; u < blk->ntear; u++) {
             uint64_t *z = d->z + (size_t)s->block_unknowns[blk->first + u].index * d->words;
             for (uint32_t w = 0; w < d->words; w++)

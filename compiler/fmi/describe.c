@@ -403,7 +403,7 @@ static void model_structure(Desc *d, Arena *a)
     for (uint32_t k = 0; k < s->nout; k++)
         if (d->col_idx[k] && is_output(d->ovar[k])) {
             if (with)
-                fmi_deps_of_expr(&deps, s, column_expr(s, k), sets[n] = new_set(a, &deps));
+                fmi_deps_of_expr(&deps, s, column_expr(s, k), NULL, sets[n] = new_set(a, &deps));
             idx[n++] = d->col_idx[k];
         }
     section(d, "Outputs", idx, n, &deps, with ? sets : NULL);

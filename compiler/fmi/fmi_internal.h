@@ -23,8 +23,9 @@ typedef struct FmiDeps {
  * variable, blocks that do not cover the residual). */
 bool fmi_deps_build(FmiDeps *d, Arena *a, const System *s, const uint32_t *state_index);
 
-/* set |= the knowns e depends on. */
-void fmi_deps_of_expr(const FmiDeps *d, const System *s, Expr *e, uint64_t *set);
+/* set |= the knowns e depends on; at: where e is read (sys_resid_at: a
+ * loop item's row, its leaves shifted), or NULL. */
+void fmi_deps_of_expr(const FmiDeps *d, const System *s, Expr *e, const SysAt *at, uint64_t *set);
 
 /* ` dependencies="i j ..."` for a set. */
 void fmi_deps_print(FILE *out, const FmiDeps *d, const uint64_t *set);

@@ -221,6 +221,8 @@ bool st_lower_slot(St *t, uint32_t sv, uint32_t *kind, uint32_t *index) {
 }
 
 Expr *lower(St *t, Expr *e) {
+    if (!e->nargs) /* a leaf: expr_subst's leaf rule, without its memo table */
+        return e->kind == EXPR_CONST || e->kind == EXPR_TIME ? e : map_leaf(t, e);
     return expr_subst_watch(t->c, e, map_leaf, t, t->to_init ? NULL : st_keep_relation);
 }
 
@@ -371,11 +373,13 @@ static void jac_loop_template(St *t, SysLoop *l, int32_t *seen) {
     l->jac_pos = ARENA_ARRAY(t->arena, int32_t, (size_t)l->count * l->nent + 1);
 }
 
-/* the entries of instance k of a loop item (its row): no Expr (NULL) */
-static void jac_loop_row(St *t, Jac *j, const SysLoop *l, uint32_t k) {
-    uint32_t row = sys_loop_row(l, k);
+/* the entries of instance k of a loop item (row `row`): no Expr (NULL) */
+static void jac_loop_row(St *t, Jac *j, const SysLoop *l, uint32_t k, uint32_t row) {
+    uint32_t i[SYS_LOOP_MAX_DIM] = {0}; /* k's multi-index */
+    for (uint32_t d = 0, q = k; d < l->ndim; q /= l->dim_count[d++]) i[d] = q % l->dim_count[d];
     for (uint32_t e = 0; e < l->nent; e++) {
-        int64_t col = (int64_t)l->col[e] + sys_loop_offset(l, k, l->col_stride, l->nent, e);
+        int64_t col = l->col[e];
+        for (uint32_t d = 0; d < l->ndim; d++) col += (int64_t)i[d] * l->col_stride[d * l->nent + e];
         vec_push(t->arena, &j->ents, ((Entry){row, (uint32_t)col}));
         vec_push(t->arena, &j->dy, NULL);
         vec_push(t->arena, &j->dyp, NULL);
@@ -399,7 +403,7 @@ static void build_jacobian(St *t) {
             SysLoop *l = &s->loops[s->row_loop[r] - 1];
             uint32_t k = inst[s->row_loop[r] - 1]++;
             if (!k) jac_loop_template(t, l, seen);
-            jac_loop_row(t, &j, l, k);
+            jac_loop_row(t, &j, l, k, r);
             continue;
         }
         int32_t rep = st_run_jac_row(t, r, s->resid);

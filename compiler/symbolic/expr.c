@@ -162,7 +162,7 @@ static void table_put(uint64_t *t, uint32_t mask, uint64_t slot) {
  *   - the pages of the doubled table: a fresh page is zeroed by the
  *     kernel when first written, and the table's writes are random, so
  *     its pages would all be faulted in within a few thousand creations
- *     of the growth (0.1 to 1 ms per MB here).  From load 9/16 on, the
+ *     of the growth (0.1 to 1 ms per MB here).  From load 5/8 on, the
  *     next table is allocated and each creation writes the next of its
  *     pages, in order, so they are all in by load 3/4;
  *   - the copy: after the growth, the outgrown table stays beside the
@@ -170,10 +170,11 @@ static void table_put(uint64_t *t, uint32_t mask, uint64_t slot) {
  *     are in it, nodes made after are in the new one), and each node
  *     created copies the next MOVE_STEP of its slots over.  The copy ends
  *     after old_cap / MOVE_STEP creations (from load 3/8 of the new
- *     table to 13/24), before the next table is begun.  A step's
- *     destinations are prefetched before they are written, so their
- *     misses overlap. */
-enum { MOVE_STEP = 3, PAGE_SLOTS = 4096 / sizeof(uint64_t) };
+ *     table to 13/32), long before the next table is begun: a short
+ *     copy, since a lookup that misses in the new table meanwhile probes
+ *     the old one too.  A step's destinations are prefetched before they
+ *     are written, so their misses overlap. */
+enum { MOVE_STEP = 16, PAGE_SLOTS = 4096 / sizeof(uint64_t) };
 
 static void table_move(ExprCtx *c, uint32_t nslots) {
     uint32_t mask = c->cap - 1, end = c->old_cap - c->moved < nslots ? c->old_cap : c->moved + nslots;
@@ -189,16 +190,16 @@ static void table_move(ExprCtx *c, uint32_t nslots) {
 }
 
 /* after a creation: the copy's next step, or the next table's pages as
- * far as the load has come from 9/16 towards 3/4 */
+ * far as the load has come from 5/8 towards 3/4 */
 static void table_step(ExprCtx *c) {
     if (c->old) {
         table_move(c, MOVE_STEP);
         return;
     }
-    uint64_t load16 = (uint64_t)c->count * 16, cap = c->cap;
-    if (load16 < cap * 9) return;
+    uint64_t load8 = (uint64_t)c->count * 8, cap = c->cap;
+    if (load8 < cap * 5) return;
     if (!c->next) c->next = table_alloc(c->arena, cap * 2), c->touched = 0;
-    uint64_t want = (load16 - cap * 9) * 2 / 3; /* of 2 cap slots at load16 = 12 cap */
+    uint64_t want = (load8 - cap * 5) * 2; /* of 2 cap slots at load8 = 6 cap */
     if (want > cap * 2) want = cap * 2;
     for (volatile uint64_t *t = c->next; c->touched < want; c->touched += PAGE_SLOTS) t[c->touched] = 0;
 }

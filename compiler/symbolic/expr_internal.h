@@ -11,7 +11,7 @@ struct ExprCtx {
     uint64_t *table;    /* hash-consing table (expr.c, "the node table"):
                            [cap] slots, 0 or (hash << 32 | node id) */
     uint32_t cap, count;
-    uint64_t *next;     /* from load 9/16: the table's successor (2 cap
+    uint64_t *next;     /* from load 5/8: the table's successor (2 cap
                            slots), its pages written before `touched` */
     uint64_t *old;      /* after a growth: the outgrown table, whose slots
                            before `moved` are copied into `table` */

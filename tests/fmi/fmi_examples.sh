@@ -23,6 +23,9 @@
 #   - wrong call sequences return fmi2Error with a logged message;
 #   - FMU state: ME reruns its second half, CS rolls back three steps
 #     (fmi_import), the same bits.
+# rclong (tests/arrays/loops.dyad RcLong) is a loop model: its residual rows
+# are loop items in the FMU as in the executable (codegen/cg_loop.c), and
+# its ModelStructure dependencies are read from them (fmi/depend.c).
 # Run from the repository root.  Exit status 1 if a check fails.
 set -u
 dyadc=$1
@@ -62,6 +65,7 @@ mb_chain|examples/multibody/Chain.dyad --model Chain5|1|0.01|1e-3|1e-10|1e-10 1e
 mb_springmass|examples/multibody/SpringMass.dyad --model SpringMass|1|0.01|1e-3|1e-10|1e-10 1e-12|1e-8
 mb_slidercrank|examples/multibody/SliderCrank.dyad --model SliderCrank|1|0.01|1e-3|1e-10|1e-10 1e-12|1e-8|||1e-2
 mb_fourbar|examples/multibody/FourBar.dyad --model FourBarLoop|1|0.01|1e-3|1e-10|1e-10 1e-12|1e-8|||1e-2
+rclong|tests/arrays/loops.dyad --no-stdlib --model RcLong|1|0.01|1e-3|1e-10|1e-10 1e-12
 '
 
 check() {   # name what command...
