@@ -359,7 +359,7 @@ static void classify_vars(Flattener *F, Uf *u) {
     }
     for (uint32_t v = 0; v < F->m->vars.len; v++) {
         FlatVar *fv = &F->m->vars.data[v];
-        if (fv->kind == FV_HOLD) fv->clock = F->m->vars.data[fv->of].clock;
+        if (fv->kind == FV_HOLD) fv->clock = F->m->vars.data[flat_attr(F->m, fv)->of].clock;
         if (fv->kind == FV_DISCRETE && !fv->value) fv->value = expr_const(F->ctx, 0); /* before the first tick */
         if (fv->kind == FV_INTERVAL) interval_value(F, fv);
     }
@@ -462,7 +462,8 @@ static void complete_history(Flattener *F) {
     for (uint32_t v = 0; v < nv; v++) {
         FlatVar *h = &F->m->vars.data[v];
         if (h->kind != FV_HISTORY) continue;
-        if (h->lag > maxlag[h->of]) maxlag[h->of] = h->lag, user[h->of] = v;
+        const FlatVarAttr *a = flat_attr(F->m, h);
+        if (a->lag > maxlag[a->of]) maxlag[a->of] = a->lag, user[a->of] = v;
     }
     for (uint32_t x = 0; x < nv; x++)
         for (uint32_t k = 1; k <= maxlag[x]; k++) {

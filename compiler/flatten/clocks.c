@@ -117,8 +117,6 @@ static uint32_t helper_var(Flattener *F, Inst *owner, const char *name, FlatVarK
     fv.name = name;
     fv.kind = kind;
     fv.span = sp;
-    fv.min = -__builtin_inf();
-    fv.max = __builtin_inf();
     vec_push(F->keep, &F->m->vars, fv);
     vec_push(F->arena, &F->var_elems, e);
     vec_push(F->arena, &F->var_elem_off, 0);
@@ -136,8 +134,9 @@ uint32_t clock_history_var(Flattener *F, uint32_t v, uint32_t lag, Span at) {
     if (have) return (uint32_t)(have - 1);
     const char *name = arena_printf(F->keep, "%s@(clk-%u)", F->m->vars.data[v].name, lag);
     uint32_t h = helper_var(F, F->var_elems.data[v]->owner, name, FV_HISTORY, at);
-    F->m->vars.data[h].of = v;
-    F->m->vars.data[h].lag = lag;
+    FlatVarAttr *ha = flat_attr_set(F->m, h);
+    ha->of = v;
+    ha->lag = lag;
     F->m->vars.data[h].units = F->m->vars.data[v].units;
     hmap_put(F->arena, &cs->history, key, (void *)(uintptr_t)(h + 1));
     add_link(F, CLK_NODE_VAR(h), CLK_NODE_VAR(v), at);
@@ -154,7 +153,8 @@ static Expr *at_leaf(void *ud, Expr *leaf) {
     if (leaf->kind != EXPR_VAR) return leaf;
     FlatVar *fv = &F->m->vars.data[leaf->index];
     if (fv->kind == FV_HISTORY) /* (x@(clk-1))@(clk-1) */
-        return a->lag ? var_leaf(F, clock_history_var(F, fv->of, fv->lag + a->lag, a->at)) : leaf;
+        return a->lag ? var_leaf(F, clock_history_var(F, flat_attr(F->m, fv)->of, flat_attr(F->m, fv)->lag + a->lag, a->at))
+                      : leaf;
     if (fv->kind != FV_VARIABLE) return leaf; /* parameters have no clock */
     add_link(F, CLK_NODE_VAR(leaf->index), CLK_NODE_SLOT((uint32_t)a->slot), a->at);
     return a->lag ? var_leaf(F, clock_history_var(F, leaf->index, a->lag, a->at)) : leaf;
@@ -268,7 +268,7 @@ static bool tr_hold(Flattener *F, Tx t, AstNode *call, Val *out) {
         }
         const char *name = arena_printf(F->keep, "hold(%s)", F->m->vars.data[x->index].name);
         uint32_t h = helper_var(F, t.scope ? t.scope : F->top, name, FV_HOLD, call->span);
-        F->m->vars.data[h].of = x->index;
+        flat_attr_set(F->m, h)->of = x->index;
         F->m->vars.data[h].value = y0;
         F->m->vars.data[h].units = F->m->vars.data[x->index].units;
         add_mark(F, CLK_NODE_VAR(x->index), CM_CLOCKED, call->span);

@@ -18,6 +18,7 @@
 #include "flatten_internal.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 static bool is_param_kind(FlatVarKind k) { return k == FV_PARAMETER || k == FV_CONSTANT; }
@@ -48,8 +49,6 @@ static uint32_t der_helper(Flattener *F, uint32_t v, Span at) {
     FlatVar fv = {0};
     fv.name = arena_printf(F->keep, "%s'", F->m->vars.data[v].name); /* never a Dyad name */
     fv.span = at;
-    fv.min = -__builtin_inf();
-    fv.max = __builtin_inf();
     vec_push(F->keep, &F->m->vars, fv);
     vec_push(F->arena, &F->var_elems, e);
     vec_push(F->arena, &F->var_elem_off, 0);
@@ -92,19 +91,18 @@ static bool attr_val(Flattener *F, AstNode *mod, Inst *scope, Env *env, Val *out
 /* elements [lo, hi) of el */
 static void set_num_attr(Flattener *F, Elem *el, AstNode *mod, const char *n, Val *v, uint32_t lo, uint32_t hi) {
     for (uint32_t i = lo; i < hi; i++) {
-        FlatVar *fv = &F->m->vars.data[el->var + i];
         Expr *x = val_at(v, v->nd ? i - lo : 0);
         if (is_attr(n, "guess")) {
-            fv->guess = x;
+            flat_attr_set(F->m, el->var + i)->guess = x;
             continue;
         }
         if (!expr_is_const(x)) {
             diag_error(mod->span, "`%s` must be a constant", n);
             return;
         }
-        if (is_attr(n, "min")) fv->min = x->value;
-        else if (is_attr(n, "max")) fv->max = x->value;
-        else if (is_attr(n, "statePriority")) fv->state_priority = (int)x->value;
+        if (is_attr(n, "min")) flat_attr_set(F->m, el->var + i)->min = x->value;
+        else if (is_attr(n, "max")) flat_attr_set(F->m, el->var + i)->max = x->value;
+        else if (is_attr(n, "statePriority")) flat_attr_set(F->m, el->var + i)->state_priority = (int)x->value;
     }
 }
 
@@ -276,7 +274,7 @@ static void tr_guess(Flattener *F, AstNode *r, Val *l, Val *rhs) {
             diag_error(r->eq.lhs->span, "the left side of `guess` must be a variable");
             return;
         }
-        F->m->vars.data[x->index].guess = val_at(rhs, rhs->nd ? i : 0);
+        flat_attr_set(F->m, x->index)->guess = val_at(rhs, rhs->nd ? i : 0);
     }
 }
 
@@ -463,6 +461,20 @@ static bool unit_range(const Val *v, int64_t *first, uint32_t *n, int *step) {
     return true;
 }
 
+/* a nest index's range as a unit range; an Integer range `a:b` without
+ * building its elements (10^6 constants for a loop of 10^6 iterations) */
+static bool nest_range(Flattener *F, Tx t, AstNode *e, int64_t *first, uint32_t *n, int *step) {
+    int64_t s;
+    int r = tr_int_range(F, t, e, first, &s, n);
+    if (r == 1) { /* the checks of unit_range, on the bounds */
+        *step = *n > 1 ? (int)s : 1;
+        return (*n == 1 || s == 1 || s == -1) && *n > 0 && llabs(*first) <= (int64_t)1e15 &&
+               llabs(*first + *step * (int64_t)(*n - 1)) <= (int64_t)1e15;
+    }
+    Val range;
+    return r == -1 && const_val(F, t, e, &range) && unit_range(&range, first, n, step);
+}
+
 /* bind the nest's indices (structural ranges, each evaluated with the
  * outer indices bound) and fill the box; false if one is not a unit range */
 static bool bind_nest(Flattener *F, Inst *inst, Env **env, ForNest *f, FlatDom *d, uint64_t *work) {
@@ -471,12 +483,9 @@ static bool bind_nest(Flattener *F, Inst *inst, Env **env, ForNest *f, FlatDom *
     *work = 0;
     for (uint32_t k = 0; k < EXPR_MAXIDX; k++) d->n[k] = 1;
     for (uint32_t k = 0; k < f->n; k++) {
-        Val range;
         int64_t first;
         int step;
-        if (!const_val(F, tx_in(inst, *env), f->iter[k]->iter.range, &range) ||
-            !unit_range(&range, &first, &d->n[k], &step))
-            return false;
+        if (!nest_range(F, tx_in(inst, *env), f->iter[k]->iter.range, &first, &d->n[k], &step)) return false;
         d->lo[k] = step > 0 ? first : first - (int64_t)d->n[k] + 1;
         d->count *= d->n[k];
         *work += d->count; /* what the ordinary way charges: every iteration of every level */

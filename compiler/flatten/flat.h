@@ -61,24 +61,35 @@ static inline bool flat_kind_is_discrete(FlatVarKind k) { return k >= FV_DISCRET
 
 typedef enum { FC_NONE, FC_POTENTIAL, FC_FLOW, FC_STREAM, FC_INPUT, FC_OUTPUT } FlatConn;
 
-typedef struct FlatVar {
-    const char *name;      /* dotted instance path */
-    FlatVarKind kind;
-    FlatConn conn;         /* connector field qualifier, if any */
-    bool is_final;         /* `final` parameter */
-    Expr *value;           /* parameter default (over VAR of parameters), or NULL */
+/* What few variables have (a guess, a docstring, bounds, a state priority,
+ * a clocked variable's origin), kept beside the variables (FlatVar.attr):
+ * most variables have none, and the elements of one declaration share
+ * one entry until an element gets a value of its own (flat_attr_set). */
+typedef struct FlatVarAttr {
     Expr *guess;           /* guess value (over parameters), or NULL */
-    const char *units;     /* NULL if none */
     const char *doc;       /* the declaration's docstring, NULL if none */
     double min, max;       /* -inf/+inf when not given */
     int state_priority;    /* 0 when not given */
+    uint32_t of;           /* FV_HISTORY, FV_HOLD: the clocked variable */
+    uint32_t lag;          /* FV_HISTORY: k of `of@(clk-k)` */
+    uint32_t owner;        /* 1 + the one variable it belongs to; 0: shared */
+} FlatVarAttr;
+
+/* One scalar variable: 48 bytes (a million of them for a loop over a
+ * million elements). */
+typedef struct FlatVar {
+    const char *name;      /* dotted instance path */
+    Expr *value;           /* parameter default (over VAR of parameters), or NULL */
+    const char *units;     /* NULL if none */
+    Span span;             /* declaration */
+    uint32_t clock;        /* 0: continuous; else 1 + index into FlatModel.clocks */
+    uint32_t attr;         /* 1 + index into FlatModel.attrs; 0: none (flat_attr) */
+    uint8_t kind;          /* FlatVarKind */
+    uint8_t conn;          /* FlatConn: connector field qualifier, if any */
+    bool is_final;         /* `final` parameter */
     bool top_conn;         /* a connector field of the flattened component
                               itself (balance rule: its flows and inputs are
                               given from outside) */
-    uint32_t clock;        /* 0: continuous; else 1 + index into FlatModel.clocks */
-    uint32_t of;           /* FV_HISTORY, FV_HOLD: the clocked variable */
-    uint32_t lag;          /* FV_HISTORY: k of `of@(clk-k)` */
-    Span span;             /* declaration */
 } FlatVar;
 
 typedef enum {
@@ -127,24 +138,24 @@ typedef struct FlatArray {
     uint32_t dims[EXPR_MAXIDX];
 } FlatArray;
 
-typedef struct FlatEq {
-    FlatEqKind kind;
+typedef struct FlatEq {   /* 72 bytes, pointers first (no padding) */
     const FlatDom *dom;    /* NULL: a scalar equation; else a template */
     Expr *lhs, *rhs;       /* lhs = rhs */
     const char *origin;    /* instance path where it was written ("" = top);
                               for an override, where it came from ("--initial") */
-    Span span;             /* the relation in the source (none for --initial) */
-    uint32_t clock;        /* FE_CLOCKED, FE_SAMPLE: 1 + index into clocks */
-    bool is_override;      /* FE_INITIAL set from outside (--initial, a test
-                              case): replaces the model's own initial values of
-                              the same variable (aliases included) */
     const struct FlatEq *tmpl; /* an instance of this template (flat_scalarize_lazy),
                               else NULL */
-    uint32_t inst;         /* ... the instance number */
+    Span span;             /* the relation in the source (none for --initial) */
+    uint32_t inst;         /* tmpl: the instance number */
+    uint32_t clock;        /* FE_CLOCKED, FE_SAMPLE: 1 + index into clocks */
     uint32_t rooted;       /* inside flatten only (0 once it returns): written
                               in a branch of `if rooted(x.R)`, 1 + 2 * its index
                               + (0 then, 1 else); the orientation pass keeps the
                               branch the spanning tree chooses (docs/LANGUAGE.md) */
+    FlatEqKind kind;
+    bool is_override;      /* FE_INITIAL set from outside (--initial, a test
+                              case): replaces the model's own initial values of
+                              the same variable (aliases included) */
 } FlatEq;
 
 /* an equation that determines an unknown (balance, counts) */
@@ -186,6 +197,7 @@ typedef struct FlatModel {
     ExprCtx *ctx;
     const char *name;      /* qualified name of the flattened component */
     Vec(FlatVar) vars;
+    Vec(FlatVarAttr) attrs; /* the variables' rare attributes (FlatVar.attr) */
     Vec(FlatEq) eqs;
     Vec(FlatArray) arrays; /* shapes of declared array variables, by first */
     Vec(FlatAssert) asserts;
@@ -196,6 +208,21 @@ typedef struct FlatModel {
                               of freedom) that the component does not compute: the
                               balance rule does not count them as unknowns */
 } FlatModel;
+
+/* ---------- rare attributes (flatten.c) ---------- */
+
+/* The attributes of v (the defaults when it has none: no guess, no doc,
+ * min -inf, max +inf, priority 0). */
+extern const FlatVarAttr flat_attr_none;
+static inline const FlatVarAttr *flat_attr(const FlatModel *m, const FlatVar *v) {
+    return v->attr ? &m->attrs.data[v->attr - 1] : &flat_attr_none;
+}
+/* Variable v's own attributes, to change (a copy of shared ones);
+ * invalidated by the next call. */
+FlatVarAttr *flat_attr_set(FlatModel *m, uint32_t v);
+/* An entry with doc (NULL: none) to share among the elements of a
+ * declaration: its attr value, 0 when doc is NULL. */
+uint32_t flat_attr_shared(FlatModel *m, const char *doc);
 
 /* ---------- templates (scalarize.c) ---------- */
 

@@ -59,11 +59,11 @@ static FlatModel *flatten_from(Flattener *F, Def *d, PendingVec *mods) {
     if (diag_error_count() > errors) return NULL;
     connect_init(F);
     clock_bind_instances(F, top);
-    /* every variable's leaf in index order, so node ids (memo keys, the
-     * order of nodes in dumps of the DAG) do not depend on which equation
-     * mentions a variable first; operand order is canonical regardless
-     * (expr_cmp_canon) */
-    for (uint32_t v = 0; v < F->m->vars.len; v++) var_leaf(F, v);
+    /* Variables' leaves are made when something reads them: an element of
+     * an array that only templates read never has one (10^6 leaves of 40
+     * bytes for a loop over a million elements).  Nothing depends on the
+     * order nodes are created in: operand order is canonical
+     * (expr_cmp_canon), node ids are only keys. */
     flatten_bindings(F);
     flatten_relations(F, top);
     if (F->over_budget) return NULL; /* the relations are incomplete: no follow-on errors */
@@ -94,6 +94,28 @@ FlatModel *flatten(Program *p, Def *d, ExprCtx *ctx) {
 }
 
 FlatModel *flatten_model_of(Flattener *F, Def *d, PendingVec *mods) { return flatten_from(F, d, mods); }
+
+/* ---------- rare attributes ---------- */
+
+const FlatVarAttr flat_attr_none = {.min = -__builtin_inf(), .max = __builtin_inf()};
+
+FlatVarAttr *flat_attr_set(FlatModel *m, uint32_t v) {
+    FlatVar *fv = &m->vars.data[v];
+    if (fv->attr && m->attrs.data[fv->attr - 1].owner == v + 1) return &m->attrs.data[fv->attr - 1];
+    FlatVarAttr a = *flat_attr(m, fv); /* copied before the vector may move */
+    a.owner = v + 1;
+    vec_push(expr_ctx_arena(m->ctx), &m->attrs, a);
+    fv->attr = m->attrs.len;
+    return &m->attrs.data[m->attrs.len - 1];
+}
+
+uint32_t flat_attr_shared(FlatModel *m, const char *doc) {
+    if (!doc) return 0;
+    FlatVarAttr a = flat_attr_none;
+    a.doc = doc;
+    vec_push(expr_ctx_arena(m->ctx), &m->attrs, a);
+    return m->attrs.len;
+}
 
 /* ---------- overrides ---------- */
 
@@ -141,10 +163,9 @@ void flat_fold_constants(FlatModel *m) {
         m->eqs.data[i].lhs = fold(m, m->eqs.data[i].lhs);
         m->eqs.data[i].rhs = fold(m, m->eqs.data[i].rhs);
     }
-    for (uint32_t i = 0; i < m->vars.len; i++) {
+    for (uint32_t i = 0; i < m->vars.len; i++)
         if (m->vars.data[i].kind != FV_CONSTANT) m->vars.data[i].value = fold(m, m->vars.data[i].value);
-        m->vars.data[i].guess = fold(m, m->vars.data[i].guess);
-    }
+    for (uint32_t i = 0; i < m->attrs.len; i++) m->attrs.data[i].guess = fold(m, m->attrs.data[i].guess);
     for (uint32_t i = 0; i < m->asserts.len; i++) m->asserts.data[i].cond = fold(m, m->asserts.data[i].cond);
     for (uint32_t i = 0; i < m->clocks.len; i++) {
         m->clocks.data[i].period = fold(m, m->clocks.data[i].period);
@@ -290,14 +311,15 @@ static void dump_var(FILE *out, const FlatModel *m, const FlatVar *v) {
         fputs(" = ", out);
         flat_print_expr(out, m, v->value);
     }
-    if (v->guess) {
+    const FlatVarAttr *a = flat_attr(m, v);
+    if (a->guess) {
         fputs(" (guess ", out);
-        flat_print_expr(out, m, v->guess);
+        flat_print_expr(out, m, a->guess);
         fputc(')', out);
     }
-    if (!isinf(v->min)) fprintf(out, " (min %s)", dyrt_num(v->min).s);
-    if (!isinf(v->max)) fprintf(out, " (max %s)", dyrt_num(v->max).s);
-    if (v->state_priority) fprintf(out, " (statePriority %d)", v->state_priority);
+    if (!isinf(a->min)) fprintf(out, " (min %s)", dyrt_num(a->min).s);
+    if (!isinf(a->max)) fprintf(out, " (max %s)", dyrt_num(a->max).s);
+    if (a->state_priority) fprintf(out, " (statePriority %d)", a->state_priority);
     if (v->clock) fprintf(out, " @%s", m->clocks.data[v->clock - 1].name);
     fputc('\n', out);
 }

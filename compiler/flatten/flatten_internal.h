@@ -315,6 +315,12 @@ bool struct_env_field(Flattener *F, Tx t, AstNode *e, Val *out, bool *handled);
 
 /* translate.c: AST expression -> Val */
 bool tr_val(Flattener *F, Tx t, AstNode *e, Val *out);
+/* A structural Integer range `a:b`, `a:s:b` as its first value, step and
+ * count, evaluated (and charged) as const_val evaluates it but without
+ * building its elements (a `for` template's box needs only these): 1;
+ * 0 when evaluating it failed (reported); -1 when e is no range or not
+ * one of Integers (nothing reported, nothing charged: evaluate it whole). */
+int tr_int_range(Flattener *F, Tx t, AstNode *e, int64_t *first, int64_t *step, uint32_t *n);
 Expr *tr_expr(Flattener *F, Tx t, AstNode *e);
 bool tr_var_value(Flattener *F, Tx t, Ref *r, bool whole, Val *out, AstNode *e);
 Expr *tr_known(Flattener *F, Expr *e); /* structural parameters and constants by value */

@@ -361,16 +361,31 @@ static bool numeric_type(Flattener *F, AstNode *type, Library *lib) {
     return true;
 }
 
-static void index_name(char *buf, size_t cap, const Elem *e, uint32_t i) {
+/* `base[i1,i2]`, the name of element i (row-major) of e, in F->keep;
+ * written by hand: a million elements' names through printf were a
+ * quarter of flatten's time */
+static const char *elem_name(Flattener *F, const char *base, size_t blen, const Elem *e, uint32_t i) {
     uint32_t idx[VAL_MAXD];
     for (int k = e->nd - 1; k >= 0; k--) {
         idx[k] = i % e->dims[k] + 1;
         i /= e->dims[k];
     }
-    size_t o = 0;
-    for (uint32_t k = 0; k < e->nd && o < cap; k++)
-        o += (size_t)snprintf(buf + o, cap - o, "%s%u", k ? "," : "[", idx[k]);
-    if (o < cap) snprintf(buf + o, cap - o, "]");
+    char tail[VAL_MAXD * 11 + 2], *p = tail;
+    for (uint32_t k = 0; k < e->nd; k++) {
+        char dig[10];
+        int nd = 0;
+        uint32_t u = idx[k];
+        do dig[nd++] = (char)('0' + u % 10); while (u /= 10);
+        *p++ = k ? ',' : '[';
+        while (nd) *p++ = dig[--nd];
+    }
+    *p++ = ']';
+    size_t tlen = (size_t)(p - tail);
+    char buf[256];
+    if (blen + tlen > sizeof buf) return arena_printf(F->keep, "%s%.*s", base, (int)tlen, tail);
+    memcpy(buf, base, blen);
+    memcpy(buf + blen, tail, tlen);
+    return arena_strndup(F->keep, buf, blen + tlen);
 }
 
 static void new_flat_vars(Flattener *F, Inst *inst, Elem *e) {
@@ -378,9 +393,7 @@ static void new_flat_vars(Flattener *F, Inst *inst, Elem *e) {
     const char *base = inst_child_path(F, inst, e->name);
     v.span = e->decl->span;
     const char *doc = ast_trivia(e->decl)->doc;
-    v.doc = doc ? intern_cstr(F->prog->in, doc) : NULL; /* no pointer into the AST */
-    v.min = -__builtin_inf();
-    v.max = __builtin_inf();
+    v.attr = flat_attr_shared(F->m, doc ? intern_cstr(F->prog->in, doc) : NULL); /* no pointer into the AST */
     v.top_conn = inst == F->top || (inst->is_connector && inst->parent == F->top);
     switch (e->vkind) {
     case VAR_PARAMETER: v.kind = e->is_structural ? FV_CONSTANT : FV_PARAMETER; break;
@@ -393,14 +406,10 @@ static void new_flat_vars(Flattener *F, Inst *inst, Elem *e) {
     default: v.top_conn = false; break;
     }
     e->var = F->m->vars.len;
-    char buf[96];
+    size_t blen = strlen(base);
+    vec_reserve(F->keep, &F->m->vars, F->m->vars.len + e->n);
     for (uint32_t i = 0; i < e->n; i++) {
-        if (e->nd) {
-            index_name(buf, sizeof buf, e, i);
-            v.name = arena_printf(F->keep, "%s%s", base, buf);
-        } else {
-            v.name = base;
-        }
+        v.name = e->nd ? elem_name(F, base, blen, e, i) : base;
         vec_push(F->keep, &F->m->vars, v);
         vec_push(F->arena, &F->var_elems, e);
         vec_push(F->arena, &F->var_elem_off, i);
@@ -523,7 +532,7 @@ static void elaborate_array(Flattener *F, Inst *inst, Elem *e, int depth) {
     if (!body || !compr_envs(F, inst, e->compr, e, &envs)) return;
     e->children = ARENA_ARRAY(F->arena, Inst *, e->n ? e->n : 1);
     const char *base = inst_child_path(F, inst, e->name);
-    char buf[96];
+    size_t blen = strlen(base);
     for (uint32_t i = 0; i < e->n; i++) {
         PendingVec mods = {0};
         uint32_t nm = e->nconstraint + body->type.mods.len; /* exact size: arrays can be large */
@@ -533,8 +542,7 @@ static void elaborate_array(Flattener *F, Inst *inst, Elem *e, int depth) {
         }
         for (uint32_t k = 0; k < e->nconstraint; k++) mods.data[mods.len++] = e->mods.data[k];
         add_mods(F, &mods, body, inst, envs.data[i]);
-        index_name(buf, sizeof buf, e, i);
-        e->children[i] = new_child(F, inst, e, arena_printf(F->keep, "%s%s", base, buf), envs.data[i], &mods, depth);
+        e->children[i] = new_child(F, inst, e, elem_name(F, base, blen, e, i), envs.data[i], &mods, depth);
     }
 }
 

@@ -6,7 +6,9 @@
  * The replacement is the ordinary expr_subst, whose constructors fold the
  * affine indices of EXPR_AT leaves into plain leaves (expr_at) and simplify
  * exactly as the scalar path's translation did, so instance i is the
- * equation the scalar path writes for iteration i.  Consecutive templates
+ * equation the scalar path writes for iteration i.  (A small template's
+ * indexed leaves are evaluated on integers into the leaf expr_at would
+ * give, without the constants of the index on the way.)  Consecutive templates
  * sharing one domain are one loop body and expand instance-major, the
  * scalar path's order; the parts of a split box (FlatSplit) expand together,
  * point by point of the whole box.  Cost: one substitution per scalar
@@ -33,12 +35,26 @@ uint32_t flat_leaf_var(const Expr *leaf, const int64_t *iv) {
 
 typedef struct {
     ExprCtx *c;
-    Expr *val[EXPR_MAXIDX]; /* the constants of this instance's induction values */
+    uint32_t nd;
+    int64_t iv[EXPR_MAXIDX];  /* this instance's induction values */
+    Expr *val[EXPR_MAXIDX];   /* ... as constants, made when first needed */
 } Point;
+
+/* does a read only induction variables the box has? */
+static bool affine_within(const ExprAffine *a, uint32_t nd) {
+    for (uint32_t k = nd; k < EXPR_MAXIDX; k++)
+        if (a->c[k + 1]) return false;
+    return true;
+}
+
+static Expr *point_val(Point *p, uint32_t k) {
+    if (!p->val[k]) p->val[k] = expr_const(p->c, (double)p->iv[k]);
+    return p->val[k];
+}
 
 static Expr *point_leaf(void *ud, Expr *leaf) {
     Point *p = ud;
-    return leaf->kind == EXPR_IDX && leaf->index < EXPR_MAXIDX && p->val[leaf->index] ? p->val[leaf->index] : leaf;
+    return leaf->kind == EXPR_IDX && leaf->index < p->nd ? point_val(p, leaf->index) : leaf;
 }
 
 /* The instance of a small template by direct recursion: no memo tables
@@ -48,8 +64,16 @@ static Expr *point_leaf(void *ud, Expr *leaf) {
  * expr_subst then). */
 static Expr *point_tree(Point *p, Expr *e, int *budget) {
     if (--*budget < 0) return NULL;
-    if (e->kind == EXPR_IDX) return p->val[e->index];
+    if (e->kind == EXPR_IDX) return e->index < p->nd ? point_val(p, e->index) : e;
     if (!e->nargs) return e;
+    ExprAffine ix;
+    if (e->kind == EXPR_AT && expr_affine_of(e->args[0], &ix) && affine_within(&ix, p->nd)) {
+        /* the index on integers: what expr_at makes of it with the
+         * constants substituted (exact below 2^53), without making the
+         * constants of the induction values and of the index */
+        int64_t x = expr_affine_at(&ix, p->iv);
+        if (x >= 0 && x <= (int64_t)UINT32_MAX) return expr_leaf(p->c, (ExprKind)e->fn, (uint32_t)x);
+    }
     Expr *a[3] = {0};
     bool same = true;
     for (int i = 0; i < e->nargs; i++) {
@@ -66,8 +90,8 @@ static Expr *point_expr(Point *p, Expr *e) {
 }
 
 static FlatEq instance(ExprCtx *c, const FlatEq *q, const int64_t *iv) {
-    Point p = {c, {0}};
-    for (uint32_t k = 0; k < q->dom->nd; k++) p.val[k] = expr_const(c, (double)iv[k]);
+    Point p = {.c = c, .nd = q->dom->nd};
+    for (uint32_t k = 0; k < q->dom->nd; k++) p.iv[k] = iv[k];
     FlatEq r = *q;
     r.dom = NULL;
     r.lhs = point_expr(&p, q->lhs);

@@ -244,21 +244,23 @@ static double int_range_count(int64_t a, int64_t s, int64_t b) {
     return q < 0 ? 0 : (double)(q + 1);
 }
 
-static bool tr_range(Flattener *F, Tx t, AstNode *e, Val *out) {
-    Val a, s = val_int(F, 1), b;
-    if (!const_val(F, t, e->range.start, &a) || !const_val(F, t, e->range.stop, &b)) return false;
-    if (e->range.step && !const_val(F, t, e->range.step, &s)) return false;
-    if (a.nd || b.nd || s.nd || a.str || b.str || s.str) {
+/* a range's bounds and step evaluated and checked, its elements counted
+ * and charged to the budget: all of tr_range but the elements */
+static bool range_bounds(Flattener *F, Tx t, AstNode *e, Val *a, Val *s, Val *b, uint32_t *n) {
+    *s = val_int(F, 1);
+    if (!const_val(F, t, e->range.start, a) || !const_val(F, t, e->range.stop, b)) return false;
+    if (e->range.step && !const_val(F, t, e->range.step, s)) return false;
+    if (a->nd || b->nd || s->nd || a->str || b->str || s->str) {
         diag_error(e->span, "a range needs scalar bounds");
         return false;
     }
-    double x0 = a.s->value, dx = s.s->value, x1 = b.s->value;
+    double x0 = a->s->value, dx = s->s->value, x1 = b->s->value;
     if (dx == 0) {
         diag_error(e->span, "the step of a range cannot be zero");
         return false;
     }
-    bool ints = a.iv && b.iv && s.iv; /* an Integer range: its elements exact */
-    double cnt = ints ? int_range_count(a.iv[0], s.iv[0], b.iv[0]) : floor((x1 - x0) / dx + 1e-9) + 1;
+    bool ints = a->iv && b->iv && s->iv; /* an Integer range: its elements exact */
+    double cnt = ints ? int_range_count(a->iv[0], s->iv[0], b->iv[0]) : floor((x1 - x0) / dx + 1e-9) + 1;
     if (cnt < 0) cnt = 0;
     if (!(cnt <= 1e18)) cnt = 1e18; /* inf, nan: beyond any budget */
     if (!flat_charge(F, (uint64_t)cnt, e->span)) return false;
@@ -266,7 +268,16 @@ static bool tr_range(Flattener *F, Tx t, AstNode *e, Val *out) {
         diag_error(e->span, "this range has %.0f elements; that is too many", cnt);
         return false;
     }
-    uint32_t n = (uint32_t)cnt;
+    *n = (uint32_t)cnt;
+    return true;
+}
+
+static bool tr_range(Flattener *F, Tx t, AstNode *e, Val *out) {
+    Val a, s, b;
+    uint32_t n;
+    if (!range_bounds(F, t, e, &a, &s, &b, &n)) return false;
+    bool ints = a.iv && b.iv && s.iv;
+    double x0 = a.s->value, dx = s.s->value;
     Val r = val_new(F, 1, &n);
     if (ints) val_make_int(F, &r); /* in range: a + s*(n-1) lies between a and b */
     for (uint32_t i = 0; i < n; i++)
@@ -274,6 +285,17 @@ static bool tr_range(Flattener *F, Tx t, AstNode *e, Val *out) {
         else r.el[i] = expr_const(F->ctx, x0 + dx * i);
     *out = r;
     return true;
+}
+
+int tr_int_range(Flattener *F, Tx t, AstNode *e, int64_t *first, int64_t *step, uint32_t *n) {
+    if (e->kind != AST_RANGE) return -1;
+    Val a, s, b;
+    Tx st = tx_structural(t); /* as const_val evaluates it */
+    if (!range_bounds(F, st, e, &a, &s, &b, n)) return 0;
+    if (!a.iv || !b.iv || !s.iv) return -1;
+    *first = a.iv[0];
+    *step = s.iv[0];
+    return 1;
 }
 
 static bool compr_rec(Flattener *F, Tx t, AstNode *e, uint32_t k, ExprPtrVec *acc, uint32_t *dims) {

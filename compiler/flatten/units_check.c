@@ -39,8 +39,8 @@ typedef struct Dim {
 typedef struct Checker {
     const FlatModel *m;
     bool as_error;
-    Unit *var_unit;        /* parsed units per flat variable */
-    bool *var_has;         /* var_unit[i] is valid */
+    const Unit **var_unit; /* parsed units per flat variable, NULL when none
+                              (scratch: one pointer a variable, freed on return) */
     Dim *memo;             /* per Expr id */
     bool *done;
     uint32_t nmemo;
@@ -139,7 +139,7 @@ static const char *show(Checker *C, const Dim *d, char *buf, size_t n) {
     for (uint32_t i = 0; i < C->leaves.len && !name; i++) {
         if (C->leaves.data[i]->kind == EXPR_AT && C->leaves.data[i]->fn != EXPR_VAR) continue;
         uint32_t v = leaf_var(C, C->leaves.data[i]);
-        if (C->var_has[v] && unit_same_dim(&C->var_unit[v], &d->u)) name = C->m->vars.data[v].units;
+        if (C->var_unit[v] && unit_same_dim(C->var_unit[v], &d->u)) name = C->m->vars.data[v].units;
     }
     if (!name) name = unit_si_name(&d->u);
     if (name && strcmp(name, base) != 0) snprintf(buf, n, "%s (%s)", name, base);
@@ -236,7 +236,7 @@ static bool reads_unit_var(Checker *C, const Expr *e) {
     ExprVec v = {0};
     unit_leaves(C, (Expr *)e, &v);
     for (uint32_t i = 0; i < v.len; i++)
-        if (C->var_has[leaf_var(C, v.data[i])]) return true;
+        if (C->var_unit[leaf_var(C, v.data[i])]) return true;
     return false;
 }
 
@@ -270,11 +270,11 @@ static Dim call(Checker *C, const Expr *e) {
 }
 
 static Dim var_dim(Checker *C, uint32_t v, bool der) {
-    if (v >= C->m->vars.len || !C->var_has[v]) return dim_unknown;
-    if (!der) return known(C->var_unit[v]);
+    if (v >= C->m->vars.len || !C->var_unit[v]) return dim_unknown;
+    if (!der) return known(*C->var_unit[v]);
     Dim s = seconds();
     Unit r;
-    return unit_div(&C->var_unit[v], &s.u, &r) ? known(r) : dim_unknown;
+    return unit_div(C->var_unit[v], &s.u, &r) ? known(r) : dim_unknown;
 }
 
 static Dim infer_node(Checker *C, const Expr *e) {
@@ -365,8 +365,7 @@ static void parse_var_units(Checker *C, Arena *a) {
             hmap_put(a, &cache, key, u);
         }
         if (u != &bad) {
-            C->var_unit[i] = *u;
-            C->var_has[i] = true;
+            C->var_unit[i] = u;
             continue;
         }
         Unit tmp;
@@ -439,9 +438,8 @@ static void check_eq(Checker *C, const FlatEq *q) {
 
 unsigned flat_check_units(const FlatModel *m, bool as_error) {
     Checker C = {.m = m, .as_error = as_error};
-    Arena *a = expr_ctx_arena(m->ctx);
-    C.var_unit = ARENA_ARRAY(a, Unit, m->vars.len + 1);
-    C.var_has = ARENA_ARRAY(a, bool, m->vars.len + 1);
+    Arena *a = arena_new(); /* the checker's tables: nothing of them outlives the check */
+    C.var_unit = ARENA_ARRAY(a, const Unit *, m->vars.len + 1);
     C.nmemo = expr_count(m->ctx);
     C.memo = malloc(sizeof *C.memo * ((size_t)C.nmemo + 1));
     C.done = calloc((size_t)C.nmemo + 1, sizeof *C.done);
@@ -452,10 +450,10 @@ unsigned flat_check_units(const FlatModel *m, bool as_error) {
     parse_var_units(&C, a);
     for (uint32_t i = 0; i < m->vars.len; i++) {
         const FlatVar *v = &m->vars.data[i];
-        if (!C.var_has[i]) continue;
+        if (!C.var_unit[i]) continue;
         Expr *x = expr_leaf(m->ctx, EXPR_VAR, i);
         if (v->value) check_relation(&C, x, v->value, v->span, v->name, "value");
-        if (v->guess) check_relation(&C, x, v->guess, v->span, v->name, "guess");
+        if (flat_attr(m, v)->guess) check_relation(&C, x, flat_attr(m, v)->guess, v->span, v->name, "guess");
     }
     uniform_arrays(&C, a);
     for (uint32_t i = 0; i < m->eqs.len; i++) check_eq(&C, &m->eqs.data[i]);
@@ -466,5 +464,6 @@ unsigned flat_check_units(const FlatModel *m, bool as_error) {
     }
     free(C.memo);
     free(C.done);
+    arena_free(a);
     return C.count;
 }

@@ -231,14 +231,14 @@ static int parameter(Desc *d, uint32_t p)
     const FlatVar *v = d->pvar[p];
     const Expr *def = s->param_default[p];
     if (s->param_flags[p] & SYS_PARAM_INPUT) {        /* start: the value before it is set */
-        var_open(d, v->name, p, "causality=\"input\" variability=\"continuous\"", v->doc);
+        var_open(d, v->name, p, "causality=\"input\" variability=\"continuous\"", flat_attr(d->m, v)->doc);
         fputs(" start=\"0\"", d->out);
         var_close(d, v->units);
         return 0;
     }
     if (s->param_flags[p] & SYS_PARAM_DISCRETE) {     /* a clocked value */
         var_open(d, v->name, p, "causality=\"local\" variability=\"discrete\" "
-                 "initial=\"calculated\"", v->doc);
+                 "initial=\"calculated\"", flat_attr(d->m, v)->doc);
         var_close(d, v->units);
         return 0;
     }
@@ -252,12 +252,12 @@ static int parameter(Desc *d, uint32_t p)
     }
     if (is_calculated_param(s, p)) {
         var_open(d, v->name, p, "causality=\"calculatedParameter\" variability=\"fixed\" "
-                 "initial=\"calculated\"", v->doc);
+                 "initial=\"calculated\"", flat_attr(d->m, v)->doc);
     } else {
         bool fin = s->param_flags[p] & SYS_PARAM_FINAL;
         var_open(d, v->name, p, fin ? "causality=\"local\" variability=\"constant\" initial=\"exact\""
                                     : "causality=\"parameter\" variability=\"fixed\" initial=\"exact\"",
-                 v->doc);
+                 flat_attr(d->m, v)->doc);
         fprintf(d->out, " start=\"%.17g\"", def->value);
     }
     var_close(d, v->units);
@@ -274,7 +274,7 @@ static void variable(Desc *d, uint32_t k)
     const FlatVar *v = d->ovar[k];
     var_open(d, v->name, d->s->np + k, is_output(v)
              ? "causality=\"output\" variability=\"continuous\" initial=\"calculated\""
-             : "causality=\"local\" variability=\"continuous\" initial=\"calculated\"", v->doc);
+             : "causality=\"local\" variability=\"continuous\" initial=\"calculated\"", flat_attr(d->m, v)->doc);
     var_close(d, v->units);
 }
 

@@ -31,6 +31,7 @@ typedef struct {
     uint32_t clock;     /* number of equations consumed so far */
     U32Vec path;        /* find()'s scratch stack */
     Expr *zero;
+    Arena *scratch;     /* the tables above and Pending's: freed when done */
 } Alias;
 
 /* root of x with path compression, iterative (an alias chain can be as long
@@ -39,7 +40,7 @@ static uint32_t find(St *t, Alias *a, uint32_t x) {
     if (a->parent[x] == x) return x;
     a->path.len = 0;
     uint32_t r = x;
-    for (; a->parent[r] != r; r = a->parent[r]) vec_push(t->arena, &a->path, r);
+    for (; a->parent[r] != r; r = a->parent[r]) vec_push(a->scratch, &a->path, r);
     /* from the node next to the root outwards: y = s_y p + o_y, p = s_p r + o_p
      * => y = s_y s_p r + (s_y o_p + o_y) */
     for (uint32_t i = a->path.len; i-- > 0;) {
@@ -153,7 +154,8 @@ static uint32_t dots(const char *n) {
 static bool better(St *t, Alias *a, uint32_t x, uint32_t y) {
     FlatVar *vx = &t->m->vars.data[x], *vy = &t->m->vars.data[y];
     if (a->has_der[x] != a->has_der[y]) return a->has_der[x];
-    if (vx->state_priority != vy->state_priority) return vx->state_priority > vy->state_priority;
+    int px = flat_attr(t->m, vx)->state_priority, py = flat_attr(t->m, vy)->state_priority;
+    if (px != py) return px > py;
     if (dots(vx->name) != dots(vy->name)) return dots(vx->name) < dots(vy->name);
     return x < y;
 }
@@ -239,18 +241,18 @@ static void merge_guesses(St *t) {
     for (uint32_t v = 0; v < n; v++) from[v] = v;
     for (uint32_t v = 0; v < n; v++) {
         FlatVar *fv = &m->vars.data[v];
-        if (!t->alias[v] || !fv->guess || fv->kind != FV_VARIABLE) continue;
+        if (!t->alias[v] || !flat_attr(m, fv)->guess || fv->kind != FV_VARIABLE) continue;
         ExprVec r = {0};
         expr_leaves(t->c, t->alias[v], EXPR_VAR, &r);
         uint32_t rep = UINT32_MAX;
         for (uint32_t k = 0; k < r.len; k++)
             if (is_unknown(t, r.data[k]->index)) rep = r.data[k]->index;
         if (rep == UINT32_MAX) continue; /* bound to a value: the guess is moot */
-        Expr *g = expr_solve_linear(t->c, expr_sub(t->c, t->alias[v], fv->guess), expr_leaf(t->c, EXPR_VAR, rep));
-        FlatVar *rv = &m->vars.data[rep];
+        Expr *g = expr_solve_linear(t->c, expr_sub(t->c, t->alias[v], flat_attr(m, fv)->guess), expr_leaf(t->c, EXPR_VAR, rep));
         if (!g) continue;
-        if (!rv->guess) { rv->guess = g; from[rep] = v; continue; }
-        if (rv->guess != g)
+        Expr *rg = flat_attr(m, &m->vars.data[rep])->guess;
+        if (!rg) { flat_attr_set(m, rep)->guess = g; from[rep] = v; continue; }
+        if (rg != g)
             diag_warning(fv->span, "guess of `%s` conflicts with the guess of `%s` (same alias set); "
                                    "using the one of `%s`", fv->name, m->vars.data[from[rep]].name,
                          m->vars.data[from[rep]].name);
@@ -263,6 +265,7 @@ typedef struct {
     uint32_t **vars;
     uint32_t *nvars;
     uint32_t *seen;
+    Arena *scratch;     /* Alias.scratch */
 } Pending;
 
 static void unknown_leaves(St *t, Pending *p, uint32_t i) {
@@ -271,7 +274,7 @@ static void unknown_leaves(St *t, Pending *p, uint32_t i) {
     l->len = 0;
     expr_leaves(t->c, q->lhs, EXPR_VAR, l);
     expr_leaves(t->c, q->rhs, EXPR_VAR, l);
-    p->vars[i] = ARENA_ARRAY(t->arena, uint32_t, l->len + 1);
+    p->vars[i] = ARENA_ARRAY(p->scratch, uint32_t, l->len + 1);
     for (uint32_t k = 0; k < l->len; k++)
         if (is_unknown(t, l->data[k]->index)) p->vars[i][p->nvars[i]++] = l->data[k]->index;
 }
@@ -309,7 +312,7 @@ static bool no_alias_like(St *t, Pending *p, uint32_t i, StTmpl **kp, uint32_t *
     for (uint32_t j = 0; j < k->nleaves; j++)
         if (is_unknown(t, var[j])) *unk |= 1u << j;
     if (!k->no_alias || k->no_alias_unknowns != *unk) return false;
-    p->vars[i] = ARENA_ARRAY(t->arena, uint32_t, k->nleaves + 1);
+    p->vars[i] = ARENA_ARRAY(p->scratch, uint32_t, k->nleaves + 1);
     for (uint32_t j = 0; j < k->nleaves; j++)
         if (st_tmpl_leaf_kind(k, j) == EXPR_VAR && (*unk >> j & 1)) p->vars[i][p->nvars[i]++] = var[j];
     return true;
@@ -317,13 +320,17 @@ static bool no_alias_like(St *t, Pending *p, uint32_t i, StTmpl **kp, uint32_t *
 
 void struct_alias(St *t) {
     uint32_t n = t->m->vars.len;
-    Alias a = {.has_der = ARENA_ARRAY(t->arena, unsigned char, n + 1),
-               .parent = ARENA_ARRAY(t->arena, uint32_t, n + 1),
-               .sign = ARENA_ARRAY(t->arena, double, n + 1),
-               .offset = ARENA_ARRAY(t->arena, Expr *, n + 1),
-               .bound = ARENA_ARRAY(t->arena, Expr *, n + 1),
-               .stamp = ARENA_ARRAY(t->arena, uint32_t, n + 1),
-               .zero = expr_const(t->c, 0)};
+    /* the union-find and the pending unknowns (~70 bytes a variable and
+     * an equation) are dead once the values are read off: a scratch arena */
+    Arena *sa = arena_new();
+    Alias a = {.has_der = ARENA_ARRAY(sa, unsigned char, n + 1),
+               .parent = ARENA_ARRAY(sa, uint32_t, n + 1),
+               .sign = ARENA_ARRAY(sa, double, n + 1),
+               .offset = ARENA_ARRAY(sa, Expr *, n + 1),
+               .bound = ARENA_ARRAY(sa, Expr *, n + 1),
+               .stamp = ARENA_ARRAY(sa, uint32_t, n + 1),
+               .zero = expr_const(t->c, 0),
+               .scratch = sa};
     mark_der(t, &a);
     for (uint32_t v = 0; v < n; v++) {
         a.parent[v] = v;
@@ -337,9 +344,8 @@ void struct_alias(St *t) {
      * trees only when one of its unknowns' trees changed since it was last
      * looked at (stamps); in practice two or three passes suffice, and the
      * loop is capped so a pathological chain cannot make it quadratic. */
-    Pending pend = {ARENA_ARRAY(t->arena, uint32_t *, t->m->eqs.len + 1),
-                    ARENA_ARRAY(t->arena, uint32_t, t->m->eqs.len + 1),
-                    ARENA_ARRAY(t->arena, uint32_t, t->m->eqs.len + 1)};
+    Pending pend = {ARENA_ARRAY(sa, uint32_t *, t->m->eqs.len + 1), ARENA_ARRAY(sa, uint32_t, t->m->eqs.len + 1),
+                    ARENA_ARRAY(sa, uint32_t, t->m->eqs.len + 1), sa};
     for (int pass = 0, changed = 1; changed && pass < 8; pass++) {
         changed = 0;
         for (uint32_t i = 0; i < t->m->eqs.len; i++) {
@@ -373,5 +379,6 @@ void struct_alias(St *t) {
         else if (r != v)
             t->alias[v] = expr_add(t->c, expr_mul(t->c, expr_const(t->c, s), expr_leaf(t->c, EXPR_VAR, r)), o);
     }
+    arena_free(sa);
     merge_guesses(t);
 }

@@ -142,7 +142,7 @@ static void start_implicit(St *t) {
         Block *b = &t->blocks.data[i];
         if (b->kind != SB_IMPLICIT) continue;
         SVar *v = &t->sv.data[t->bvars.data[b->first]];
-        if (v->role != SR_ALG || v->slot < 0 || t->init_of[v->slot] || t->m->vars.data[v->base].guess) continue;
+        if (v->role != SR_ALG || v->slot < 0 || t->init_of[v->slot] || flat_attr(t->m, &t->m->vars.data[v->base])->guess) continue;
         Expr *x = solved_at_start(t, b, expr_leaf(t->c, EXPR_Y, (uint32_t)v->slot));
         if (x) s->start[v->slot] = x;
     }
@@ -250,7 +250,8 @@ static void start_values(St *t, Expr **init, StInitRuns *runs, bool *explicit_on
         SVar *v = &t->sv.data[i];
         if (v->slot < 0) continue;
         FlatVar *fv = &t->m->vars.data[v->base];
-        s->start[v->slot] = v->order == 0 && fv->guess ? lower(t, fv->guess) : expr_const(c, 0);
+        Expr *g = flat_attr(t->m, fv)->guess;
+        s->start[v->slot] = v->order == 0 && g ? lower(t, g) : expr_const(c, 0);
         s->start_yp[v->slot] = expr_const(c, 0);
     }
     *explicit_only = true;
@@ -395,7 +396,8 @@ static void init_layout(St *t) {
         FlatVar *fv = &t->m->vars.data[t->pvar[p]];
         t->pz[p] = (int32_t)z;
         s->init_names[z] = s->param_names[p];
-        s->init_guess[z] = fv->guess ? lower(t, fv->guess) : expr_const(t->c, 0);
+        Expr *g = flat_attr(t->m, fv)->guess;
+        s->init_guess[z] = g ? lower(t, g) : expr_const(t->c, 0);
         s->init_target_kind[z] = EXPR_P;
         s->init_target_index[z++] = p;
     }
@@ -444,8 +446,9 @@ static void candidates(St *t, Expr **init, StInitRuns *runs, Cand *c) {
                     ROW_FIXED | y);
     for (uint32_t p = 0; p < s->np; p++) { /* a `missing` parameter nothing else determines: its guess */
         FlatVar *fv = &t->m->vars.data[t->pvar[p]];
-        if (t->pz[p] >= 0 && fv->guess)
-            add_row(t, c, expr_sub(t->c, expr_leaf(t->c, EXPR_Z, (uint32_t)t->pz[p]), lower(t, fv->guess)), ROW_GUESS | p);
+        Expr *g = flat_attr(t->m, fv)->guess;
+        if (t->pz[p] >= 0 && g)
+            add_row(t, c, expr_sub(t->c, expr_leaf(t->c, EXPR_Z, (uint32_t)t->pz[p]), lower(t, g)), ROW_GUESS | p);
     }
     c->end[RC_START] = c->rows.len;
 }

@@ -270,8 +270,9 @@ static void build_copies(St *t, uint32_t c, SysClock *sc) {
     for (uint32_t v = 0; v < nv; v++) {
         FlatVar *h = &m->vars.data[v];
         if (h->kind != FV_HISTORY || h->clock != c + 1) continue;
-        if (h->lag > maxlag[h->of]) maxlag[h->of] = h->lag;
-        hmap_put(t->arena, &at, ((uint64_t)h->of << 20) | h->lag, (void *)(uintptr_t)(v + 1));
+        const FlatVarAttr *a = flat_attr(m, h);
+        if (a->lag > maxlag[a->of]) maxlag[a->of] = a->lag;
+        hmap_put(t->arena, &at, ((uint64_t)a->of << 20) | a->lag, (void *)(uintptr_t)(v + 1));
     }
     for (uint32_t x = 0; x < nv; x++)
         for (uint32_t k = maxlag[x]; k >= 1; k--) {
@@ -283,7 +284,7 @@ static void build_copies(St *t, uint32_t c, SysClock *sc) {
     for (uint32_t v = 0; v < nv; v++)
         if (m->vars.data[v].kind == FV_HOLD && m->vars.data[v].clock == c + 1) {
             vec_push(t->arena, &dst, (uint32_t)t->pslot[v]);
-            vec_push(t->arena, &src, (uint32_t)t->pslot[m->vars.data[v].of]);
+            vec_push(t->arena, &src, (uint32_t)t->pslot[flat_attr(m, &m->vars.data[v])->of]);
         }
     sc->ncopy = dst.len;
     sc->copy_dst = dst.data;

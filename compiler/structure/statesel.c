@@ -65,7 +65,7 @@ static double leaf_value(void *ud, const Expr *leaf) {
 
 static double param_value(St *t, uint32_t v, int depth) {
     FlatVar *fv = &t->m->vars.data[v];
-    Expr *e = fv->value ? fv->value : fv->guess;
+    Expr *e = fv->value ? fv->value : flat_attr(t->m, fv)->guess;
     if (!e || depth > 64) return 0;
     if (expr_is_const(e)) return e->value;
     Eval ev = {t, false};
@@ -79,7 +79,8 @@ static void start_values(St *t) {
     Eval ev = {t, false};
     for (uint32_t v = 0; v < t->nflat; v++) {
         FlatVar *fv = &t->m->vars.data[v];
-        if (fv->kind == FV_VARIABLE && fv->guess) t->startv[v] = expr_eval(fv->guess, leaf_value, &ev);
+        Expr *g = flat_attr(t->m, fv)->guess;
+        if (fv->kind == FV_VARIABLE && g) t->startv[v] = expr_eval(g, leaf_value, &ev);
     }
     for (uint32_t i = 0; i < t->m->eqs.len; i++) {
         FlatEq *q = &t->m->eqs.data[i];
@@ -96,7 +97,7 @@ static void start_values(St *t) {
     }
 }
 
-static int prio(St *t, uint32_t sv) { return t->m->vars.data[t->sv.data[sv].base].state_priority; }
+static int prio(St *t, uint32_t sv) { return flat_attr(t->m, &t->m->vars.data[t->sv.data[sv].base])->state_priority; }
 static int natural(St *t, uint32_t sv) { return t->natural[t->sv.data[sv].base]; }
 
 /* x is a natural state when one of the model's own equations defines its

@@ -51,8 +51,9 @@ void st_add_set(St *t, const uint32_t *rows, uint32_t nrows, const uint32_t *fix
 }
 
 static uint32_t new_state(St *t, uint32_t set, uint32_t j, uint32_t base) {
-    SVar v = {.base = base, .der = -1, .prim = -1, .yp_of = -1, .slot = -1, .set = set + 1, .set_j = j};
+    SVar v = {.base = base, .der = -1, .prim = -1, .yp_of = -1, .slot = -1};
     vec_push(t->arena, &t->sv, v);
+    hmap_put(t->arena, &t->set_state, t->sv.len, (void *)(uintptr_t)((uint64_t)(set + 1) << 32 | j));
     return t->sv.len - 1;
 }
 
@@ -99,8 +100,15 @@ void st_build_sets(St *t) {
     }
 }
 
-const char *st_set_state_name(St *t, const SVar *v) {
-    return arena_printf(t->arena, "$set%u[%u]", v->set, v->set_j + 1);
+uint32_t st_sv_set(const St *t, uint32_t sv, uint32_t *j) {
+    uint64_t x = (uint64_t)(uintptr_t)hmap_get(&t->set_state, (uint64_t)sv + 1);
+    *j = (uint32_t)x;
+    return (uint32_t)(x >> 32);
+}
+
+const char *st_set_state_name(St *t, uint32_t sv) {
+    uint32_t j, set = st_sv_set(t, sv, &j);
+    return arena_printf(t->arena, "$set%u[%u]", set, j + 1);
 }
 
 /* "x, y" */
@@ -197,7 +205,8 @@ void st_set_starts(St *t) {
         for (uint32_t j = 0; j < z->nstates; j++) {
             SVar *x = &t->sv.data[z->prim[z->init[j]]];
             FlatVar *fv = &t->m->vars.data[x->base];
-            Expr *v = x->slot >= 0 ? s->start[x->slot] : fv->guess ? lower(t, fv->guess) : expr_const(t->c, 0);
+            Expr *g = flat_attr(t->m, fv)->guess;
+            Expr *v = x->slot >= 0 ? s->start[x->slot] : g ? lower(t, g) : expr_const(t->c, 0);
             s->start[t->sv.data[z->state[j]].slot] = v;
         }
     }

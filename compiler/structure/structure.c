@@ -165,10 +165,23 @@ static Expr *map_sv(St *t, uint32_t sv) {
         return expr_leaf(t->c, EXPR_P, (uint32_t)p);
     }
     switch ((SvRole)v->role) {
-    case SR_ASSIGNED:
-        if (!v->low[t->to_init] && !t->to_init) v->low[0] = st_run_lower_value(t, sv);
-        if (!v->low[t->to_init]) v->low[t->to_init] = lower(t, st_sv_value(t, sv));
-        return v->low[t->to_init];
+    case SR_ASSIGNED: {
+        if (!v->low) {
+            StLow none = {{NULL, NULL}};
+            vec_push(t->arena, &t->lows, none);
+            v->low = t->lows.len;
+        }
+        uint32_t k = v->low - 1; /* lowering may grow t->lows: indexed after each call */
+        if (!t->lows.data[k].low[t->to_init] && !t->to_init) {
+            Expr *x = st_run_lower_value(t, sv);
+            t->lows.data[k].low[0] = x;
+        }
+        if (!t->lows.data[k].low[t->to_init]) {
+            Expr *x = lower(t, st_sv_value(t, sv));
+            t->lows.data[k].low[t->to_init] = x;
+        }
+        return t->lows.data[k].low[t->to_init];
+    }
     case SR_STATE:
     case SR_ALG: return expr_leaf(t->c, t->to_init ? EXPR_Z : EXPR_Y, (uint32_t)v->slot);
     case SR_DERIV: {
@@ -236,8 +249,9 @@ Expr *lower(St *t, Expr *e) {
 const char *st_sv_name(St *t, uint32_t sv) {
     SVar *v = &t->sv.data[sv];
     const char *n = t->m->vars.data[v->base].name;
-    if (v->prim >= 0 && t->sv.data[v->prim].set) n = st_set_state_name(t, &t->sv.data[v->prim]);
-    if (v->set) n = st_set_state_name(t, v);
+    uint32_t j;
+    if (v->prim >= 0 && st_sv_set(t, (uint32_t)v->prim, &j)) n = st_set_state_name(t, (uint32_t)v->prim);
+    if (st_sv_set(t, sv, &j)) n = st_set_state_name(t, sv);
     for (uint32_t k = 0; k < v->order; k++) n = arena_printf(t->arena, "der(%s)", n);
     return n;
 }
@@ -784,6 +798,8 @@ System *structure(FlatModel *m) { return structure_with(m, &(StructOptions){0});
  * comes on top of what is still held. */
 static void st_release(St *t) {
     vec_release(t->arena, &t->sv);
+    vec_release(t->arena, &t->lows);
+    hmap_release(t->arena, &t->set_state);
     vec_release(t->arena, &t->eq);
     vec_release(t->arena, &t->blocks);
     vec_release(t->arena, &t->bvars);

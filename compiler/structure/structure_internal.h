@@ -23,38 +23,43 @@ typedef enum {
     SR_ASSIGNED   /* computed by an explicit assignment (`value`) */
 } SvRole;
 
+/* 40 bytes: one per flat variable and per derivative (1.5 million for
+ * the RC ladder of 10^6 equations), so what few have is kept aside: the
+ * lowered values of assigned ones (St.lows), the state-set states'
+ * coordinates (St.set_state) */
 typedef struct {
+    Expr *value;       /* SR_ASSIGNED: value over non-assigned svs; SR_DERIV:
+                          the explicit value later blocks read instead */
     uint32_t base;     /* flat variable */
     uint32_t order;    /* derivative order */
     int32_t der;       /* sv of d/dt of this one, or -1 */
     int32_t prim;      /* sv this is d/dt of, or -1 (order 0) */
     int32_t yp_of;     /* SR_DERIV: the state sv whose y' this is */
+    int32_t slot;      /* y slot (SR_STATE, SR_ALG), else -1 */
+    uint32_t low;      /* 1 + index into St.lows (its lowered value), 0 when none yet */
     bool dummy;        /* selected as a dummy derivative */
     uint8_t role;      /* SvRole */
-    int32_t slot;      /* y slot (SR_STATE, SR_ALG), else -1 */
-    Expr *value;       /* SR_ASSIGNED: value over non-assigned svs; SR_DERIV:
-                          the explicit value later blocks read instead */
-    Expr *low[2];      /* cache of the lowered value (normal, init) */
-    uint32_t set;      /* 1 + the state set this is a state of (stateset.c), else 0 */
-    uint32_t set_j;    /* which of the set's states */
     bool run_value;    /* `value` is its run's representative's renamed, built when
                           asked (st_sv_value, runs.c) */
 } SVar;
+
+typedef struct { Expr *low[2]; } StLow; /* a lowered value (normal, init) */
 
 /* has v a value (assigned, or an explicit state derivative)?  Read it
  * through st_sv_value: it may not be built yet */
 static inline bool st_has_value(const SVar *v) { return v->value || v->run_value; }
 
+/* 40 bytes, pointers first (no padding) */
 typedef struct {
     Expr *res;         /* 0 = res, over VAR(sv); NULL until asked for (st_eq_res)
                           for an instance of a uniform template */
+    uint32_t *inc;     /* unknown svs in res (distinct) */
+    uint32_t ninc;
     int32_t flat;      /* flat equation it comes from (after differentiation too) */
     uint32_t order;    /* times differentiated */
     int32_t diff;      /* equation index of its derivative, or -1 */
     int32_t prim;      /* equation it is the derivative of, or -1 */
     uint32_t set;      /* 1 + the state set this equation defines a state of, else 0 */
-    uint32_t *inc;     /* unknown svs in res (distinct) */
-    uint32_t ninc;
 } SEq;
 
 /* one BLT block in sv form (the System gets it as a SysBlock) */
@@ -154,6 +159,9 @@ typedef struct {
     ExprCtx *c;
     uint32_t nflat;
     Vec(SVar) sv;
+    Vec(StLow) lows;   /* SVar.low: lowered values of assigned svs (normal, init) */
+    HashMap set_state; /* sv + 1 -> (1 + its state set) << 32 | which of the set's
+                          states, for the state-set states (stateset.c) */
     Vec(SEq) eq;
     uint32_t neq0;     /* equations before index reduction */
     int32_t *assign;   /* sv -> matched equation or -1 (grows with sv) */
@@ -366,7 +374,9 @@ bool struct_select_states(St *t);
 void st_add_set(St *t, const uint32_t *rows, uint32_t nrows, const uint32_t *fixed, uint32_t nfixed,
                 const uint32_t *cand, uint32_t ncand, const bool *dummy);
 void st_build_sets(St *t);                  /* states and equations of the sets */
-const char *st_set_state_name(St *t, const SVar *v);
+/* the state set sv is a state of + 1 (and *j: which of its states), 0 if none */
+uint32_t st_sv_set(const St *t, uint32_t sv, uint32_t *j);
+const char *st_set_state_name(St *t, uint32_t sv);
 void st_report_sets(St *t, FILE *out);
 void st_set_events(St *t, Expr **zc, uint8_t *kind, const char **names);
 void st_build_set_system(St *t);            /* System.sets */

@@ -30,7 +30,7 @@ static Fx fx_new(const char *name) {
 }
 
 static Expr *var(Fx *f, const char *name, FlatVarKind kind, double value) {
-    FlatVar v = {.name = name, .kind = kind, .min = -INFINITY, .max = INFINITY};
+    FlatVar v = {.name = name, .kind = (uint8_t)kind};
     if (kind != FV_VARIABLE) v.value = expr_const(f->c, value);
     vec_push(f->arena, &f->m->vars, v);
     return expr_leaf(f->c, EXPR_VAR, f->m->vars.len - 1);
@@ -67,9 +67,9 @@ static System *pendulum(Fx *f, int prio_y) {
     Expr *x = var(f, "x", FV_VARIABLE, 0), *y = var(f, "y", FV_VARIABLE, 0);
     Expr *vx = var(f, "vx", FV_VARIABLE, 0), *vy = var(f, "vy", FV_VARIABLE, 0);
     Expr *lam = var(f, "lambda", FV_VARIABLE, 0);
-    f->m->vars.data[y->index].state_priority = prio_y;
-    f->m->vars.data[vy->index].state_priority = prio_y;
-    f->m->vars.data[y->index].guess = expr_const(c, -0.9);
+    flat_attr_set(f->m, y->index)->state_priority = prio_y;
+    flat_attr_set(f->m, vy->index)->state_priority = prio_y;
+    flat_attr_set(f->m, y->index)->guess = expr_const(c, -0.9);
     eq(f, der(f, x), vx);
     eq(f, der(f, y), vy);
     eq(f, der(f, vx), expr_neg(c, expr_mul(c, lam, x)));

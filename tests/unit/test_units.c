@@ -204,7 +204,7 @@ static Span tm_span(TestModel *t, const char *snippet) {
 }
 
 static Expr *tm_var(TestModel *t, const char *name, const char *units) {
-    FlatVar v = {.name = name, .kind = FV_VARIABLE, .units = units, .min = -INFINITY, .max = INFINITY};
+    FlatVar v = {.name = name, .kind = FV_VARIABLE, .units = units};
     v.span = tm_span(t, name);
     vec_push(t->a, &t->m->vars, v);
     return expr_leaf(t->m->ctx, EXPR_VAR, t->m->vars.len - 1);
