@@ -73,41 +73,46 @@ bool struct_out_copy(const Expr *e) {
     return copy_form(e, &f);
 }
 
-/* counted first: the table holds the copies only (32 bytes each) */
+/* one pass over the outputs (each read once: they are scattered in
+ * memory), into a table of one row an output, then trimmed to the copies
+ * (32 bytes each) */
 static void output_copies(System *s, Arena *a) {
-    SysCopy f;
+    SysCopy *all = ARENA_ARRAY(a, SysCopy, s->nout + 1);
     uint32_t n = 0;
-    for (uint32_t i = 0; i < s->nout; i++) n += s->out[i] && copy_form(s->out[i], &f);
-    s->out_copy = ARENA_ARRAY(a, SysCopy, n + 1);
     for (uint32_t i = 0; i < s->nout; i++) {
-        if (!s->out[i] || !copy_form(s->out[i], &f)) continue;
-        f.dest = i;
-        s->out_copy[s->nout_copy++] = f;
+        if (!s->out[i] || !copy_form(s->out[i], &all[n])) continue;
+        all[n++].dest = i;
     }
+    s->out_copy = ARENA_ARRAY(a, SysCopy, n + 1);
+    memcpy(s->out_copy, all, sizeof *all * n);
+    s->nout_copy = n;
+    arena_release(a, all, sizeof *all * ((size_t)s->nout + 1));
 }
 
 /* out_alias[k] = +-(j + 1) when out[k] is out[j] or -out[j] for a j < k:
- * one hash map from expression to its first column (signed), the operand
- * of a negation registered with the opposite sign; a negation looks its
- * operand up too. */
+ * a map from expression to its first column (signed), the operand of a
+ * negation registered with the opposite sign; a negation looks its
+ * operand up too.  The map is an array indexed by node id (zeroed pages
+ * cost nothing until touched).  O(outputs). */
 static void output_aliases(System *s, Arena *a) {
     s->out_alias = ARENA_ARRAY(a, int32_t, s->nout + 1);
-    HashMap first = {0};
+    size_t nid = (size_t)expr_count(s->ctx) + 1;
+    int32_t *first = ARENA_ARRAY(a, int32_t, nid);
     for (uint32_t k = 0; k < s->nout; k++) {
         const Expr *e = s->out[k];
         if (!e) continue;
-        intptr_t j = (intptr_t)hmap_get(&first, (uint64_t)(uintptr_t)e);
-        if (!j && e->kind == EXPR_NEG) /* -x after x */
-            j = -(intptr_t)hmap_get(&first, (uint64_t)(uintptr_t)e->args[0]);
+        bool neg = e->kind == EXPR_NEG;
+        int32_t *fe = &first[e->id], *fa = neg ? &first[e->args[0]->id] : NULL;
+        int32_t j = *fe;
+        if (!j && neg) j = -*fa; /* -x after x */
         if (j) {
-            s->out_alias[k] = (int32_t)j;
+            s->out_alias[k] = j;
             continue;
         }
-        hmap_put(a, &first, (uint64_t)(uintptr_t)e, (void *)(intptr_t)(k + 1));
-        if (e->kind == EXPR_NEG && !hmap_get(&first, (uint64_t)(uintptr_t)e->args[0]))
-            hmap_put(a, &first, (uint64_t)(uintptr_t)e->args[0], (void *)(intptr_t)-(intptr_t)(k + 1));
+        *fe = (int32_t)(k + 1);
+        if (neg && !*fa) *fa = -(int32_t)(k + 1);
     }
-    hmap_release(a, &first);
+    arena_release(a, first, sizeof *first * nid);
 }
 
 static void param_consts(System *s, Arena *a) {
