@@ -213,17 +213,18 @@ typedef struct SysStateSet {
  * read at index leaf[i]->index + sum over d of i_d * stride[d * nleaf + i];
  * every other leaf (TIME, constants) as it is.  So each row is exactly the
  * Expr sys_expand builds by that renaming (the same tree the scalar path
- * builds for it).  A 1-D item of consecutive rows (dim_row[0] = 1) is the
- * one-dimensional case, nothing apart.  The rows need not be consecutive:
- * other rows (scalar ones, other items) may lie between them; dim_row[d]
- * is at least the rows spanned by dimensions below d, so a row's
- * multi-index is found by division.  Its Jacobian entries: nent per row,
- * one per distinct column of res in jac_row's order; entry e of instance
- * j is in column col[e] + sum over d of i_d * col_stride[d * nent + e],
- * its derivatives are dy[e], dyp[e] read like res, and it is stored at CSC
- * position jac_pos[j * nent + e] (the positions are not affine where the
- * band meets an edge).  For those rows and positions resid[] and
- * jac_dy/jac_dyp[] are NULL until sys_expand.
+ * builds for it).  A 1-D item (a line; dim_row[0] = 1 when its rows are
+ * consecutive) is the one-dimensional case, nothing apart.  The rows need
+ * not be consecutive: other rows (scalar ones, other items) may lie
+ * between them; dim_row[d] is at least the rows spanned by dimensions
+ * below d, so a row's multi-index is found by division.  Its Jacobian
+ * entries: nent per row, one per distinct column of res in jac_row's
+ * order; entry e of instance j is in column col[e] + sum over d of i_d *
+ * col_stride[d * nent + e], its derivatives are dy[e], dyp[e] read like
+ * res, and it is stored at CSC position jac_pos[j * nent + e] (the
+ * positions are not affine where the band meets an edge).  For those
+ * rows and positions resid[] and jac_dy/jac_dyp[] are NULL until
+ * sys_expand.
  * The same form (one dimension) gives consecutive entries of another Expr
  * list (out, assigned_value: `out_loops`, `asg_loops` below) that are the
  * assigned values of a run: `row` is the first entry, nent = 0 (no
@@ -454,8 +455,9 @@ typedef struct System {
  * sys_expand fills resid[] and jac_dy/jac_dyp[] of every loop's rows and
  * entries, out[] and assigned_value[] of the output and assigned loops
  * (the Exprs the scalar path has there) and leaves nloops, nout_loops and
- * nasg_loops 0: for a consumer that wants every row as an Expr (dumps,
- * FMI); it needs an unsealed context.  O(size of the expanded rows). */
+ * nasg_loops 0: for a consumer that wants every row as an Expr (the
+ * `--structure` dump; FMI reads the items in place); it needs an
+ * unsealed context.  O(size of the expanded rows). */
 void sys_expand(System *s);
 /* Fills row_loop from loops (allocated from the context's arena).  O(rows). */
 void sys_index_loops(System *s);
