@@ -149,11 +149,11 @@ for case in RcLong:1 PlateRows:2 Cube:3; do
 done
 
 # assigned values of runs as loop items (System.out_loops, asg_loops;
-# RcValues, RcTwins): the same System, every column bit for bit both ways
-# (CSV, and the MAT file, which stores a column equal to an earlier one
+# RcValues, RcTwins, RcMany): the same System, every column bit for bit
+# both ways (CSV, and the MAT file, which stores a column equal to an earlier one
 # once: the output aliases must be the scalar path's), and columns inside
 # the loops read by --vars
-for name in RcValues RcTwins; do
+for name in RcValues RcTwins RcMany; do
     both "arrays/loops $name" flatten tests/arrays/loops.dyad --no-stdlib --model "$name" --structure
     same_run "arrays/loops $name (CSV)" csv tests/arrays/loops.dyad --no-stdlib --model "$name" --stop 2
     same_run "arrays/loops $name (MAT)" mat tests/arrays/loops.dyad --no-stdlib --model "$name" --stop 2

@@ -11,27 +11,76 @@
  * (structural: a leaf in the expression).  An output column's expression
  * depends on its leaves the same way.  Modes and clocked values are held
  * between events and are not knowns of the continuous-time partials.
- * The sets are bitsets over the knowns, ordered by FMI index, so reading a
- * set's bits in order gives the ascending list the standard wants.
+ * The sets are sorted lists of known numbers (knowns ordered by FMI
+ * index), so a set in order is the ascending list the standard wants; they
+ * are gathered with a stamp per known, so a union costs what it adds (the
+ * output of a model whose sets are dense is large, but the work stays
+ * proportional to it).  The unknowns of one block share one set.
  * The rows of a loop item (system.h) are read as its template with the
  * leaves shifted (sys_resid_at), not expanded.
- * O(rows * leaves + blocks * knowns / 64); passes repeat until nothing
- * changes, in case a row reads an unknown of a later block (once when the
- * blocks are in BLT order).
+ * O(rows * leaves + sum of the sets' sizes * log); passes repeat until
+ * nothing changes, in case a row reads an unknown of a later block (once
+ * when the blocks are in BLT order).
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "fmi_internal.h"
 
-static void set_or(uint64_t *dst, const uint64_t *src, uint32_t words)
+static int cmp_u32(const void *x, const void *y)
 {
-    for (uint32_t w = 0; w < words; w++)
-        dst[w] |= src[w];
+    uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+    return (a > b) - (a < b);
 }
 
-static void set_bit(uint64_t *set, uint32_t b)
+static void set_init(FmiDeps *d, Arena *a)
 {
-    set[b / 64] |= 1ULL << (b % 64);
+    d->a = a;
+    d->stamp = ARENA_ARRAY(a, uint32_t, d->nknown + 1);
+    d->cur = 0;
+}
+
+void fmi_set_begin(FmiDeps *d)
+{
+    d->cur++;
+    d->items.len = 0;
+}
+
+void fmi_set_add(FmiDeps *d, uint32_t k)
+{
+    if (d->stamp[k] != d->cur) {
+        d->stamp[k] = d->cur;
+        vec_push(d->a, &d->items, k);
+    }
+}
+
+void fmi_set_add_set(FmiDeps *d, const FmiSet *set)
+{
+    for (uint32_t j = 0; j < set->n; j++)
+        fmi_set_add(d, set->k[j]);
+}
+
+FmiSet *fmi_set_take(FmiDeps *d)
+{
+    FmiSet *set = ARENA_NEW(d->a, FmiSet);
+    uint32_t *k = ARENA_ARRAY(d->a, uint32_t, d->items.len + 1);
+    if (d->items.len)
+        memcpy(k, d->items.data, sizeof *k * d->items.len);
+    qsort(k, d->items.len, sizeof *k, cmp_u32);
+    set->k = k;
+    set->n = d->items.len;
+    return set;
+}
+
+/* (FMI index, y) of a state, for sorting the states by index */
+typedef struct { uint32_t index, y; } StateKey;
+
+static int cmp_state(const void *x, const void *y)
+{
+    const StateKey *a = x, *b = y;
+    if (a->index != b->index)
+        return (a->index > b->index) - (a->index < b->index);
+    return (a->y > b->y) - (a->y < b->y);
 }
 
 /* The known numbers: the states in the order of their FMI index, then
@@ -49,32 +98,26 @@ static int number_knowns(FmiDeps *d, Arena *a, const System *s, const uint32_t *
             d->known_index[n++] = p + 1;
         }
     }
-    uint32_t first_state = n;
+    StateKey *st = ARENA_ARRAY(a, StateKey, s->ny + 1);
+    uint32_t nst = 0;
     for (uint32_t i = 0; i < s->ny; i++) {
         d->known_of_y[i] = -1;
         if (!s->y_is_diff[i])
             continue;
         if (!state_index[i])
             return 1;                  /* a state without its variable: cannot say */
-        d->known_index[n++] = state_index[i];
+        st[nst++] = (StateKey){state_index[i], i};
     }
-    /* the states ascending by index (insertion sort: indices are nearly in order) */
-    for (uint32_t k = first_state + 1; k < n; k++)
-        for (uint32_t j = k; j > first_state && d->known_index[j - 1] > d->known_index[j]; j--) {
-            uint32_t t = d->known_index[j];
-            d->known_index[j] = d->known_index[j - 1];
-            d->known_index[j - 1] = t;
-        }
-    for (uint32_t i = 0; i < s->ny; i++)
-        for (uint32_t k = first_state; s->y_is_diff[i] && k < n; k++)
-            if (d->known_index[k] == state_index[i])
-                d->known_of_y[i] = (int32_t)k;
+    qsort(st, nst, sizeof *st, cmp_state);
+    for (uint32_t j = 0; j < nst; j++) {
+        d->known_of_y[st[j].y] = (int32_t)n;
+        d->known_index[n++] = st[j].index;
+    }
     d->nknown = n;
-    d->words = (n + 63) / 64;
     return 0;
 }
 
-void fmi_deps_of_expr(const FmiDeps *d, const System *s, Expr *e, const SysAt *at, uint64_t *set)
+void fmi_deps_of_expr(FmiDeps *d, const System *s, Expr *e, const SysAt *at)
 {
     ExprVec leaves = {0};
     expr_leaves_any(s->ctx, e, &leaves);
@@ -84,16 +127,16 @@ void fmi_deps_of_expr(const FmiDeps *d, const System *s, Expr *e, const SysAt *a
         switch ((ExprKind)l->kind) {
         case EXPR_Y:
             if (d->known_of_y[i] >= 0)
-                set_bit(set, (uint32_t)d->known_of_y[i]);
+                fmi_set_add(d, (uint32_t)d->known_of_y[i]);
             else
-                set_or(set, d->z + (size_t)i * d->words, d->words);
+                fmi_set_add_set(d, &d->z[i]);
             break;
         case EXPR_YP:
-            set_or(set, d->z + (size_t)i * d->words, d->words);
+            fmi_set_add_set(d, &d->z[i]);
             break;
         case EXPR_P:
             if (d->known_of_p[i] >= 0)
-                set_bit(set, (uint32_t)d->known_of_p[i]);
+                fmi_set_add(d, (uint32_t)d->known_of_p[i]);
             break;
         default:                       /* time, modes, constants */
             break;
@@ -102,27 +145,27 @@ void fmi_deps_of_expr(const FmiDeps *d, const System *s, Expr *e, const SysAt *a
 }
 
 /* One pass over the blocks; returns whether a set grew. */
-static bool pass(FmiDeps *d, const System *s, uint64_t *row)
+static bool pass(FmiDeps *d, const System *s)
 {
     bool grew = false;
     for (uint32_t b = 0; b < s->nblocks; b++) {
         const SysBlock *blk = &s->blocks[b];
         if (blk->ntear == 0)
             continue;
-        memset(row, 0, sizeof *row * d->words);
+        fmi_set_begin(d);
+        FmiSet *old = &d->z[s->block_unknowns[blk->first].index];
+        fmi_set_add_set(d, old);       /* the sets only grow */
         for (uint32_t r = 0; r < blk->ntear; r++) {
             SysAt at; /* a row of a loop item: its template, leaves shifted */
             Expr *x = sys_resid_at(s, blk->res_first + r, &at);
-            fmi_deps_of_expr(d, s, x, &at, row);
+            fmi_deps_of_expr(d, s, x, &at);
         }
-        for (uint32_t u = 0; u < blk->ntear; u++) {
-            uint64_t *z = d->z + (size_t)s->block_unknowns[blk->first + u].index * d->words;
-            for (uint32_t w = 0; w < d->words; w++)
-                if (row[w] & ~z[w]) {
-                    z[w] |= row[w];
-                    grew = true;
-                }
-        }
+        if (d->items.len == old->n)
+            continue;                  /* the same set: it holds the old one */
+        FmiSet now = *fmi_set_take(d);
+        for (uint32_t u = 0; u < blk->ntear; u++)
+            d->z[s->block_unknowns[blk->first + u].index] = now;
+        grew = true;
     }
     return grew;
 }
@@ -149,23 +192,41 @@ bool fmi_deps_build(FmiDeps *d, Arena *a, const System *s, const uint32_t *state
     memset(d, 0, sizeof *d);
     if (s->nsets > 0 || !blocks_cover(s) || number_knowns(d, a, s, state_index))
         return false;
-    d->z = ARENA_ARRAY(a, uint64_t, (size_t)s->ny * d->words + 1);
-    uint64_t *row = ARENA_ARRAY(a, uint64_t, d->words + 1);
-    for (uint32_t it = 0; pass(d, s, row); it++)
+    set_init(d, a);
+    d->z = ARENA_ARRAY(a, FmiSet, s->ny + 1);
+    for (uint32_t it = 0; pass(d, s); it++)
         if (it > s->nblocks)
             return false;              /* cannot happen: the sets only grow */
     d->ok = true;
     return true;
 }
 
-void fmi_deps_print(FILE *out, const FmiDeps *d, const uint64_t *set)
+/* An FMI index as decimal digits, ending at end; returns the start. */
+static char *digits(char *end, uint32_t v)
 {
+    do
+        *--end = (char)('0' + v % 10);
+    while (v /= 10);
+    return end;
+}
+
+void fmi_deps_print(FILE *out, const FmiDeps *d, const FmiSet *set)
+{
+    char buf[4096];
+    size_t len = 0;
     fputs(" dependencies=\"", out);
-    const char *sep = "";
-    for (uint32_t k = 0; k < d->nknown; k++)
-        if (set[k / 64] >> (k % 64) & 1) {
-            fprintf(out, "%s%u", sep, d->known_index[k]);
-            sep = " ";
+    for (uint32_t j = 0; j < set->n; j++) {
+        if (len > sizeof buf - 16) {
+            fwrite(buf, 1, len, out);
+            len = 0;
         }
-    fputc('"', out);
+        char num[12], *p = digits(num + sizeof num, d->known_index[set->k[j]]);
+        if (j)
+            buf[len++] = ' ';
+        size_t w = (size_t)(num + sizeof num - p);
+        memcpy(buf + len, p, w);
+        len += w;
+    }
+    buf[len++] = '"';
+    fwrite(buf, 1, len, out);
 }

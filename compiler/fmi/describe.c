@@ -303,7 +303,7 @@ static void own_state(Desc *d, uint32_t i)
 /* One ModelStructure list; left out when empty (the schema wants at least
  * one Unknown in each).  sets: NULL, or the dependencies of each. */
 static void section(Desc *d, const char *name, const uint32_t *idx, uint32_t n, const FmiDeps *deps,
-                    uint64_t *const *sets)
+                    const FmiSet *const *sets)
 {
     if (n == 0)
         return;
@@ -339,11 +339,6 @@ static Expr *column_expr(const System *s, uint32_t k, SysAt *at)
     return expr_const(s->ctx, 0);
 }
 
-static uint64_t *new_set(Arena *a, const FmiDeps *deps)
-{
-    return ARENA_ARRAY(a, uint64_t, deps->words + 1);
-}
-
 /* A known of the initialization: an input, or a parameter with
  * causality="parameter" (initial exact). */
 static bool init_known(const System *s, uint32_t q)
@@ -354,24 +349,25 @@ static bool init_known(const System *s, uint32_t q)
 }
 
 /* The dependencies of the calculated parameters on the knowns of the
- * initialization (bits over the parameter slots: index q + 1 is bit q),
+ * initialization (known q is the parameter slot q, index q + 1),
  * through their defaults in evaluation order; NULL for one computed by the
  * initialization system (`missing`) or reading a clocked value, which get
  * no attribute.  *pd: the numbering, for fmi_deps_print. */
-static uint64_t **param_dependencies(const System *s, Arena *a, FmiDeps *pd)
+static const FmiSet **param_dependencies(const System *s, Arena *a, FmiDeps *pd)
 {
     memset(pd, 0, sizeof *pd);
     pd->nknown = s->np;
-    pd->words = (s->np + 63) / 64;
     pd->known_index = ARENA_ARRAY(a, uint32_t, s->np + 1);
+    pd->a = a;
+    pd->stamp = ARENA_ARRAY(a, uint32_t, s->np + 1);
     for (uint32_t q = 0; q < s->np; q++)
         pd->known_index[q] = q + 1;
-    uint64_t **set = ARENA_ARRAY(a, uint64_t *, s->np + 1);
+    const FmiSet **set = ARENA_ARRAY(a, const FmiSet *, s->np + 1);
     for (uint32_t k = 0; k < s->np; k++) {
         uint32_t p = s->param_order ? s->param_order[k] : k;
         if (!is_calculated_param(s, p) || (s->param_flags[p] & SYS_PARAM_MISSING))
             continue;
-        uint64_t *mine = new_set(a, pd);
+        fmi_set_begin(pd);
         bool ok = true;
         ExprVec leaves = {0};
         if (s->param_default[p])
@@ -379,14 +375,13 @@ static uint64_t **param_dependencies(const System *s, Arena *a, FmiDeps *pd)
         for (uint32_t l = 0; l < leaves.len && ok; l++) {
             uint32_t q = leaves.data[l]->index;
             if (init_known(s, q))
-                mine[q / 64] |= 1ULL << (q % 64);
+                fmi_set_add(pd, q);
             else if (is_calculated_param(s, q) && set[q])
-                for (uint32_t w = 0; w < pd->words; w++)
-                    mine[w] |= set[q][w];
+                fmi_set_add_set(pd, set[q]);
             else if (!(s->param_flags[q] & SYS_PARAM_FINAL) || is_calculated_param(s, q))
                 ok = false;                /* a clocked value, or unknown here */
         }
-        set[p] = ok ? mine : NULL;
+        set[p] = ok ? fmi_set_take(pd) : NULL;
     }
     return set;
 }
@@ -395,7 +390,7 @@ static void model_structure(Desc *d, Arena *a)
 {
     const System *s = d->s;
     uint32_t *idx = ARENA_ARRAY(a, uint32_t, s->np + s->nout + s->ny + 1), n = 0;
-    uint64_t **sets = ARENA_ARRAY(a, uint64_t *, s->np + s->nout + s->ny + 1);
+    const FmiSet **sets = ARENA_ARRAY(a, const FmiSet *, s->np + s->nout + s->ny + 1);
     uint32_t *state_index = ARENA_ARRAY(a, uint32_t, s->ny + 1);
     for (uint32_t i = 0; i < s->ny; i++)
         state_index[i] = s->y_is_diff[i] ? state_var(d, i) : 0;
@@ -407,7 +402,9 @@ static void model_structure(Desc *d, Arena *a)
             if (with) {
                 SysAt at;
                 Expr *x = column_expr(s, k, &at);
-                fmi_deps_of_expr(&deps, s, x, &at, sets[n] = new_set(a, &deps));
+                fmi_set_begin(&deps);
+                fmi_deps_of_expr(&deps, s, x, &at);
+                sets[n] = fmi_set_take(&deps);
             }
             idx[n++] = d->col_idx[k];
         }
@@ -416,13 +413,13 @@ static void model_structure(Desc *d, Arena *a)
     for (uint32_t i = 0; i < s->ny; i++)
         if (d->der_idx[i]) {
             if (with)
-                sets[n] = deps.z + (size_t)i * deps.words;
+                sets[n] = &deps.z[i];
             idx[n++] = d->der_idx[i];
         }
     section(d, "Derivatives", idx, n, &deps, with ? sets : NULL);
     n = 0;
     FmiDeps pd;
-    uint64_t **pset = param_dependencies(s, a, &pd);
+    const FmiSet **pset = param_dependencies(s, a, &pd);
     for (uint32_t p = 0; p < s->np; p++)
         if (is_calculated_param(s, p)) {
             sets[n] = pset[p];

@@ -676,7 +676,11 @@ static int by_shape(const void *a, const void *b) {
     return x->row < y->row ? -1 : x->row > y->row;
 }
 
-#define MEET_GROUP_MAX 16 /* loops of one template shape compared pairwise; more: all but one expanded */
+/* Loops of one template shape are compared pairwise up to this many (at
+ * most 32 comparisons per loop: linear); a larger group keeps one loop and
+ * expands the others.  The shape leaves out the leaves' indices, so the
+ * like arrays of a model (one template, their own parameters) share one. */
+#define MEET_GROUP_MAX 64
 
 /* Loops whose templates have one shape may share an Expr (two runs
  * computing the same values): the later of two that may
